@@ -1,0 +1,109 @@
+"""Decks and questions as the engine sees them: validated, immutable, every text in every locale.
+
+Loading and validating YAML lives in `bot.core.deckfile`; this module is only the shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+Localized = Mapping[str, str]
+"""A text in each of the deck's locales, e.g. {"bn": "...", "en": "..."}."""
+
+RESERVED_DECK_IDS = frozenset({"daily", "weekdays"})
+MIN_CHOICES = 2
+MAX_CHOICES = 5
+
+
+def pick(text: Localized, locale: str) -> str:
+    """The text in `locale`, else in the first locale it has (decks are validated, so rare)."""
+    if locale in text:
+        return text[locale]
+    return next(iter(text.values()))
+
+
+@dataclass(frozen=True)
+class Choice:
+    text: Localized
+    why: Localized | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: Localized
+    choices: tuple[Choice, ...]
+    answer: int
+    explanation: Localized
+    tags: tuple[str, ...] = ()
+    shuffle: bool = True
+    position: int = 1
+    """1-based position in its deck: "question n of N"."""
+
+    @property
+    def right(self) -> Choice:
+        return self.choices[self.answer]
+
+
+@dataclass(frozen=True)
+class Deck:
+    id: str
+    title: Localized
+    locales: tuple[str, ...]
+    questions: tuple[Question, ...]
+    description: Localized | None = None
+    source: str = ""
+    """Where it was loaded from (a path), for messages."""
+    _by_id: Mapping[str, Question] = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_id", {q.id: q for q in self.questions})
+
+    @property
+    def default_locale(self) -> str:
+        return self.locales[0]
+
+    def __len__(self) -> int:
+        return len(self.questions)
+
+    def __iter__(self) -> Iterator[Question]:
+        return iter(self.questions)
+
+    def question(self, ref: str) -> Question | None:
+        """A question by id, or by its 1-based position written as digits."""
+        if ref in self._by_id:
+            return self._by_id[ref]
+        if ref.isdigit() and 1 <= int(ref) <= len(self.questions):
+            return self.questions[int(ref) - 1]
+        return None
+
+    def locale_or_default(self, locale: str | None) -> str:
+        return locale if locale in self.locales else self.default_locale
+
+    def other_locale(self, locale: str) -> str | None:
+        """The locale a reply's "show in the other language" button switches to."""
+        others = [loc for loc in self.locales if loc != locale]
+        return others[0] if others else None
+
+
+class DeckLibrary:
+    """The loaded decks, by id, in a stable order (by id)."""
+
+    def __init__(self, decks: Sequence[Deck]) -> None:
+        self._decks = {d.id: d for d in sorted(decks, key=lambda d: d.id)}
+
+    def __len__(self) -> int:
+        return len(self._decks)
+
+    def __iter__(self) -> Iterator[Deck]:
+        return iter(self._decks.values())
+
+    def get(self, deck_id: str) -> Deck | None:
+        return self._decks.get(deck_id)
+
+    def ids(self) -> list[str]:
+        return list(self._decks)
+
+    def first(self) -> Deck | None:
+        return next(iter(self._decks.values()), None)

@@ -1,0 +1,224 @@
+"""The storage port: what the engine needs from a database, and nothing more.
+
+`bot.storage.sql.SqlStore` implements it on SQLite and PostgreSQL. Each method is one
+transaction; the ones that decide "first click stands" or "first meeting scores" must be
+atomic against concurrent callers (an insert that only one caller can win), never a
+read-then-write.
+
+Server ids are namespaced by the adapter ("slack:T123", "slack:E9" for org-wide installs,
+"discord:1234", "local"), so two platforms never share a leaderboard by accident.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from enum import Enum
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    server_id: str
+    locale: str | None = None
+    timezone: str = "UTC"
+    season: int = 1
+
+
+@dataclass(frozen=True)
+class NewPost:
+    server_id: str
+    channel_id: str
+    deck_id: str
+    question_id: str
+    order: tuple[int, ...]
+    """Original choice indexes in display order: order[0] is shown as A."""
+    locale: str
+    poster_id: str
+    season: int
+    opened_at: datetime
+    schedule_id: int | None = None
+
+
+@dataclass(frozen=True)
+class PostRecord:
+    id: int
+    server_id: str
+    channel_id: str
+    deck_id: str
+    question_id: str
+    order: tuple[int, ...]
+    locale: str
+    poster_id: str
+    season: int
+    opened_at: datetime
+    closed_at: datetime | None = None
+    message_ref: str | None = None
+    """The platform's id of the posted message (Slack ts, Discord message id), once sent."""
+    schedule_id: int | None = None
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None
+
+
+class AnswerStatus(Enum):
+    NEW = "new"
+    DUPLICATE = "duplicate"
+    CLOSED = "closed"
+
+
+@dataclass(frozen=True)
+class PostAnswerOutcome:
+    status: AnswerStatus
+    choice: int | None
+    """The choice that stands: the new one, or the earlier one for a DUPLICATE."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    id: int
+    server_id: str
+    user_id: str
+    deck_id: str
+    season: int
+    started_at: datetime
+    finished_at: datetime | None = None
+
+
+@dataclass(frozen=True)
+class RunAnswerRecord:
+    question_id: str
+    choice: int
+    correct: bool
+    points: int
+    answered_at: datetime
+
+
+@dataclass(frozen=True)
+class RunAnswerOutcome:
+    status: AnswerStatus
+    """NEW, or DUPLICATE when this run already has an answer to the question."""
+    answer: RunAnswerRecord
+
+
+@dataclass(frozen=True)
+class Standing:
+    user_id: str
+    points: int
+    reached_at: datetime
+    """When the user reached `points` in the period: ties go to whoever got there first."""
+    rank: int
+    """1 + the number of users with strictly more points (ranks share ties: 1, 1, 3)."""
+
+
+@dataclass(frozen=True)
+class Totals:
+    answered: int = 0
+    correct: int = 0
+    points: int = 0
+
+
+@dataclass(frozen=True)
+class StandingsQuery:
+    server_id: str
+    season: int
+    since: datetime | None = None
+    until: datetime | None = None
+    deck_id: str | None = None
+
+
+class QuizStore(Protocol):
+    """Minimum methods a store implements. All datetimes are aware UTC."""
+
+    # Servers and users
+    async def server(self, server_id: str) -> ServerSettings:
+        """The server's settings; defaults (not stored) for a server never seen."""
+        ...
+
+    async def set_server_locale(self, server_id: str, locale: str | None) -> None: ...
+
+    async def set_server_timezone(self, server_id: str, timezone: str) -> None: ...
+
+    async def new_season(self, server_id: str, at: datetime) -> int:
+        """Starts the next season and returns its number; old answers keep theirs."""
+        ...
+
+    async def user_locale(self, server_id: str, user_id: str) -> str | None: ...
+
+    async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None: ...
+
+    # Posts
+    async def create_post(self, post: NewPost) -> PostRecord: ...
+
+    async def post(self, post_id: int) -> PostRecord | None: ...
+
+    async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
+        """The newest open post in a channel."""
+        ...
+
+    async def set_post_message(self, post_id: int, message_ref: str) -> None: ...
+
+    async def close_post(self, post_id: int, at: datetime) -> bool:
+        """Closes an open post; False if it was already closed (only one closer wins)."""
+        ...
+
+    async def record_post_answer(
+        self,
+        post: PostRecord,
+        user_id: str,
+        choice: int,
+        correct: bool,
+        at: datetime,
+    ) -> PostAnswerOutcome:
+        """Stores the user's first answer to an open post; a later one changes nothing."""
+        ...
+
+    async def tally(self, post_id: int) -> dict[int, int]:
+        """Answers per original choice index."""
+        ...
+
+    async def answer_count(self, post_id: int) -> int: ...
+
+    # Runs
+    async def active_run(self, server_id: str, user_id: str, deck_id: str) -> RunRecord | None: ...
+
+    async def start_run(
+        self, server_id: str, user_id: str, deck_id: str, season: int, at: datetime
+    ) -> RunRecord:
+        """A new run, or the unfinished one if there is one (one active run per deck)."""
+        ...
+
+    async def run(self, run_id: int) -> RunRecord | None: ...
+
+    async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]: ...
+
+    async def record_run_answer(
+        self, run: RunRecord, question_id: str, choice: int, correct: bool, at: datetime
+    ) -> RunAnswerOutcome:
+        """Stores a run answer; it scores 1 point only if correct and the user's first
+        meeting with this question (in any run of this server and season)."""
+        ...
+
+    async def finish_run(self, run_id: int, at: datetime) -> None: ...
+
+    # Leaderboard and stats
+    async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
+        """Users with points > 0, by points desc then reached_at asc, at most `limit`."""
+        ...
+
+    async def standing_of(self, query: StandingsQuery, user_id: str) -> Standing | None:
+        """One user's standing; None if they have no points in the period."""
+        ...
+
+    async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
+        """Answers to posts and runs in the season: answered, correct, points."""
+        ...
+
+    # Small key/value state (e.g. the hash of the last Discord command sync)
+    async def get_meta(self, key: str) -> str | None: ...
+
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+    async def close(self) -> None: ...
