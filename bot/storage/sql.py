@@ -1,0 +1,635 @@
+"""`QuizStore` on SQLite (aiosqlite) and PostgreSQL (asyncpg), with SQLAlchemy 2 async Core.
+
+Each method is one transaction. The decisions that must hold under concurrent callers
+(first click stands, first meeting scores, one closer wins, one active run) are each made by
+a statement only one caller can win: an INSERT ... ON CONFLICT DO NOTHING against a unique
+key, or an UPDATE ... WHERE still-open; never a plain read followed by a write.
+
+On SQLite, write transactions start with BEGIN IMMEDIATE: a deferred transaction that reads
+and then writes gets SQLITE_BUSY at once when another writer holds the lock, ignoring
+busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Row, Subquery, Table, case, event, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from bot.core.store import (
+    AnswerStatus,
+    NewPost,
+    PostAnswerOutcome,
+    PostRecord,
+    RunAnswerOutcome,
+    RunAnswerRecord,
+    RunRecord,
+    ServerSettings,
+    Standing,
+    StandingsQuery,
+    Totals,
+)
+from bot.storage.tables import (
+    RUN_ACTIVE_KEY,
+    RUN_ACTIVE_WHERE,
+    SCORING,
+    answers,
+    first_meetings,
+    meta,
+    posts,
+    runs,
+    servers,
+    user_settings,
+)
+from bot.storage.url import database_url
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+_WRITE = "quizbot_write"
+"""Execution option marking a write transaction (BEGIN IMMEDIATE on SQLite)."""
+_MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
+_SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+Insert = sqlite.Insert | postgresql.Insert
+AnyRow = Row[*tuple[Any, ...]]
+
+
+def store_engine(url: str, *, schema: str | None = None) -> AsyncEngine:
+    """An async engine for `url` (anything `database_url` accepts), tuned for the store.
+
+    `schema` (PostgreSQL only) puts the tables in that existing schema via search_path:
+    tests use it to isolate each test in a fresh schema.
+    """
+    url = database_url(url, Path.cwd())
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        if not url.startswith("postgresql"):
+            raise ValueError("a schema is a PostgreSQL setting; SQLite has one per file")
+        if not _SCHEMA_NAME.fullmatch(schema):
+            raise ValueError(f"schema {schema!r} is not a plain SQL identifier")
+        connect_args["server_settings"] = {"search_path": schema}
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args=connect_args)
+        _tune_sqlite(engine)
+        return engine
+    # The bot runs for weeks: a pooled connection may have been dropped by a server restart.
+    return create_async_engine(url, connect_args=connect_args, pool_pre_ping=True)
+
+
+def _tune_sqlite(engine: AsyncEngine) -> None:
+    """WAL (readers never block the writer), a busy wait, enforced foreign keys, and our own
+    BEGIN: pysqlite's is disabled (isolation_level=None) so we can say IMMEDIATE."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsyncs at checkpoints
+            cursor.execute("PRAGMA busy_timeout=5000")  # ms a writer waits for the lock
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        write = connection.get_execution_options().get(_WRITE, False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+
+
+async def upgrade(url: str, *, schema: str | None = None) -> None:
+    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there."""
+    engine = store_engine(url, schema=schema)
+    try:
+        await _migrate(engine)
+    finally:
+        await engine.dispose()
+
+
+async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
+    """A store on `url` with its schema migrated to head. `schema`: see `store_engine`."""
+    engine = store_engine(url, schema=schema)
+    try:
+        await _migrate(engine)
+    except BaseException:
+        await engine.dispose()
+        raise
+    return SqlStore(engine)
+
+
+async def _migrate(engine: AsyncEngine) -> None:
+    """Runs Alembic in one write transaction on `engine`, so two processes starting at once
+    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
+    async with engine.execution_options(**{_WRITE: True}).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+        await connection.run_sync(_alembic_upgrade)
+
+
+def _alembic_upgrade(connection: Connection) -> None:
+    config = Config(str(MIGRATIONS / "alembic.ini"))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")
+
+
+class SqlStore:
+    """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        name = engine.dialect.name
+        if name not in ("sqlite", "postgresql"):
+            raise ValueError(f"unsupported database {name!r}")
+        self._engine = engine
+        self._writer = engine.execution_options(**{_WRITE: True})
+        self._insert: Callable[[Table], Insert] = (
+            sqlite.insert if name == "sqlite" else postgresql.insert
+        )
+
+    async def close(self) -> None:
+        await self._engine.dispose()
+
+    # Servers and users
+
+    async def server(self, server_id: str) -> ServerSettings:
+        async with self._engine.connect() as conn:
+            row = (
+                await conn.execute(select(servers).where(servers.c.server_id == server_id))
+            ).first()
+        if row is None:
+            return ServerSettings(server_id=server_id)
+        return ServerSettings(
+            server_id=row.server_id, locale=row.locale, timezone=row.timezone, season=row.season
+        )
+
+    async def set_server_locale(self, server_id: str, locale: str | None) -> None:
+        await self._upsert(servers, {"server_id": server_id}, {"locale": locale})
+
+    async def set_server_timezone(self, server_id: str, timezone: str) -> None:
+        await self._upsert(servers, {"server_id": server_id}, {"timezone": timezone})
+
+    async def new_season(self, server_id: str, at: datetime) -> int:
+        stmt = self._insert(servers).values(server_id=server_id, season=2, season_started_at=at)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[servers.c.server_id],
+            set_={
+                "season": servers.c.season + 1,
+                "season_started_at": stmt.excluded.season_started_at,
+            },
+        )
+        async with self._writer.begin() as conn:
+            season: int = (await conn.execute(stmt.returning(servers.c.season))).scalar_one()
+        return season
+
+    async def user_locale(self, server_id: str, user_id: str) -> str | None:
+        async with self._engine.connect() as conn:
+            locale: str | None = await conn.scalar(
+                select(user_settings.c.locale).where(
+                    user_settings.c.server_id == server_id, user_settings.c.user_id == user_id
+                )
+            )
+        return locale
+
+    async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None:
+        await self._upsert(
+            user_settings, {"server_id": server_id, "user_id": user_id}, {"locale": locale}
+        )
+
+    # Posts
+
+    async def create_post(self, post: NewPost) -> PostRecord:
+        stmt = (
+            posts.insert()
+            .values(
+                server_id=post.server_id,
+                channel_id=post.channel_id,
+                deck_id=post.deck_id,
+                question_id=post.question_id,
+                choice_order=",".join(str(i) for i in post.order),
+                locale=post.locale,
+                poster_id=post.poster_id,
+                season=post.season,
+                schedule_id=post.schedule_id,
+                opened_at=post.opened_at,
+            )
+            .returning(*posts.c)
+        )
+        async with self._writer.begin() as conn:
+            row = (await conn.execute(stmt)).one()
+        return _post(row)
+
+    async def post(self, post_id: int) -> PostRecord | None:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(posts).where(posts.c.id == post_id))).first()
+        return None if row is None else _post(row)
+
+    async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
+        stmt = (
+            select(posts)
+            .where(
+                posts.c.server_id == server_id,
+                posts.c.channel_id == channel_id,
+                posts.c.closed_at.is_(None),
+            )
+            .order_by(posts.c.opened_at.desc(), posts.c.id.desc())
+            .limit(1)
+        )
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else _post(row)
+
+    async def set_post_message(self, post_id: int, message_ref: str) -> None:
+        async with self._writer.begin() as conn:
+            await conn.execute(
+                update(posts).where(posts.c.id == post_id).values(message_ref=message_ref)
+            )
+
+    async def close_post(self, post_id: int, at: datetime) -> bool:
+        stmt = (
+            update(posts)
+            .where(posts.c.id == post_id, posts.c.closed_at.is_(None))
+            .values(closed_at=at)
+            .returning(posts.c.id)
+        )
+        async with self._writer.begin() as conn:
+            return (await conn.execute(stmt)).first() is not None
+
+    async def record_post_answer(
+        self, post: PostRecord, user_id: str, choice: int, correct: bool, at: datetime
+    ) -> PostAnswerOutcome:
+        """The first answer wins the (post, user) unique key; CLOSED carries the user's
+        earlier choice, if any.
+
+        The post row is read FOR SHARE (PostgreSQL), so an answer and a close cannot
+        interleave: an answer stored is always in the closing tally.
+        """
+        async with self._writer.begin() as conn:
+            target = (
+                await conn.execute(
+                    select(
+                        posts.c.server_id,
+                        posts.c.season,
+                        posts.c.deck_id,
+                        posts.c.question_id,
+                        posts.c.closed_at,
+                    )
+                    .where(posts.c.id == post.id)
+                    .with_for_update(read=True)
+                )
+            ).first()
+            if target is None or target.closed_at is not None:
+                return PostAnswerOutcome(
+                    AnswerStatus.CLOSED, await _post_choice(conn, post.id, user_id)
+                )
+            stmt = (
+                self._insert(answers)
+                .values(
+                    server_id=target.server_id,
+                    season=target.season,
+                    user_id=user_id,
+                    deck_id=target.deck_id,
+                    question_id=target.question_id,
+                    post_id=post.id,
+                    choice=choice,
+                    correct=correct,
+                    points=1 if correct else 0,
+                    answered_at=at,
+                )
+                .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
+                .returning(answers.c.id)
+            )
+            if (await conn.execute(stmt)).first() is not None:
+                return PostAnswerOutcome(AnswerStatus.NEW, choice)
+            return PostAnswerOutcome(
+                AnswerStatus.DUPLICATE, await _post_choice(conn, post.id, user_id)
+            )
+
+    async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
+        async with self._engine.connect() as conn:
+            return await _post_choice(conn, post_id, user_id)
+
+    async def tally(self, post_id: int) -> dict[int, int]:
+        """Only choices someone picked appear; a reveal reads the others as 0."""
+        async with self._engine.connect() as conn:
+            counts = await conn.execute(
+                select(answers.c.choice, func.count())
+                .where(answers.c.post_id == post_id)
+                .group_by(answers.c.choice)
+            )
+            return {choice: count for choice, count in counts}
+
+    async def answer_count(self, post_id: int) -> int:
+        async with self._engine.connect() as conn:
+            count: int = (
+                await conn.execute(
+                    select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
+                )
+            ).scalar_one()
+        return count
+
+    # Runs
+
+    async def active_run(self, server_id: str, user_id: str, deck_id: str) -> RunRecord | None:
+        async with self._engine.connect() as conn:
+            return await _active_run(conn, server_id, user_id, deck_id)
+
+    async def start_run(
+        self, server_id: str, user_id: str, deck_id: str, season: int, at: datetime
+    ) -> RunRecord:
+        """Inserts against the partial unique key on unfinished runs; the loser reads the
+        winner's run. On PostgreSQL each statement sees newly committed rows, so if that run
+        was finished in between, the insert is simply tried again."""
+        stmt = (
+            self._insert(runs)
+            .values(
+                server_id=server_id, user_id=user_id, deck_id=deck_id, season=season, started_at=at
+            )
+            .on_conflict_do_nothing(index_elements=RUN_ACTIVE_KEY, index_where=RUN_ACTIVE_WHERE)
+            .returning(*runs.c)
+        )
+        async with self._writer.begin() as conn:
+            for _ in range(3):
+                row = (await conn.execute(stmt)).first()
+                if row is not None:
+                    return _run(row)
+                active = await _active_run(conn, server_id, user_id, deck_id)
+                if active is not None:
+                    return active
+        raise RuntimeError(f"could not start a run for {server_id}/{user_id}/{deck_id}")
+
+    async def run(self, run_id: int) -> RunRecord | None:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(runs).where(runs.c.id == run_id))).first()
+        return None if row is None else _run(row)
+
+    async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]:
+        async with self._engine.connect() as conn:
+            rows = await conn.execute(
+                _RUN_ANSWER.where(answers.c.run_id == run_id).order_by(
+                    answers.c.answered_at, answers.c.id
+                )
+            )
+            return [_run_answer(row) for row in rows]
+
+    async def record_run_answer(
+        self, run: RunRecord, question_id: str, choice: int, correct: bool, at: datetime
+    ) -> RunAnswerOutcome:
+        """Claims the user's first meeting with the question (server, season, deck), right or
+        wrong, then stores the answer; it scores only if correct and the claim was won."""
+        meeting = (
+            self._insert(first_meetings)
+            .values(
+                server_id=run.server_id,
+                season=run.season,
+                user_id=run.user_id,
+                deck_id=run.deck_id,
+                question_id=question_id,
+                met_at=at,
+            )
+            .on_conflict_do_nothing()
+            .returning(first_meetings.c.met_at)
+        )
+        async with self._writer.begin() as conn:
+            first = (await conn.execute(meeting)).first() is not None
+            points = 1 if correct and first else 0
+            stored = (
+                await conn.execute(
+                    self._insert(answers)
+                    .values(
+                        server_id=run.server_id,
+                        season=run.season,
+                        user_id=run.user_id,
+                        deck_id=run.deck_id,
+                        question_id=question_id,
+                        run_id=run.id,
+                        choice=choice,
+                        correct=correct,
+                        points=points,
+                        answered_at=at,
+                    )
+                    .on_conflict_do_nothing(
+                        index_elements=[answers.c.run_id, answers.c.question_id]
+                    )
+                    .returning(answers.c.id)
+                )
+            ).first()
+            if stored is not None:
+                return RunAnswerOutcome(
+                    AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
+                )
+            # A repeat in this run: its first answer already claimed the meeting, so the
+            # claim above changed nothing.
+            row = (
+                await conn.execute(
+                    _RUN_ANSWER.where(
+                        answers.c.run_id == run.id, answers.c.question_id == question_id
+                    )
+                )
+            ).one()
+            return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
+
+    async def finish_run(self, run_id: int, at: datetime) -> None:
+        async with self._writer.begin() as conn:
+            await conn.execute(
+                update(runs)
+                .where(runs.c.id == run_id, runs.c.finished_at.is_(None))
+                .values(finished_at=at)
+            )
+
+    # Leaderboard and stats
+
+    async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
+        ranked = _ranked(query)
+        stmt = (
+            select(ranked)
+            .order_by(ranked.c.rank, ranked.c.reached_at, ranked.c.user_id)
+            .limit(limit)
+        )
+        async with self._engine.connect() as conn:
+            return [_standing(row) for row in await conn.execute(stmt)]
+
+    async def standing_of(self, query: StandingsQuery, user_id: str) -> Standing | None:
+        ranked = _ranked(query)
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(ranked).where(ranked.c.user_id == user_id))).first()
+        return None if row is None else _standing(row)
+
+    async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
+        stmt = select(
+            func.count(),
+            func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0),
+            func.coalesce(func.sum(answers.c.points), 0),
+        ).where(
+            answers.c.server_id == server_id,
+            answers.c.season == season,
+            answers.c.user_id == user_id,
+        )
+        async with self._engine.connect() as conn:
+            answered, correct, points = (await conn.execute(stmt)).one()
+        return Totals(answered=answered, correct=correct, points=points)
+
+    async def streak(self, server_id: str, user_id: str) -> int:
+        """Answered scheduled posts newer than the newest one the user missed, counted in
+        SQL so a years-long schedule moves no rows. The newest post, while open, cannot be
+        missed yet."""
+        answered = (
+            select(answers.c.id)
+            .where(answers.c.post_id == posts.c.id, answers.c.user_id == user_id)
+            .exists()
+        )
+        newest_first = (
+            select(
+                answered.label("answered"),
+                posts.c.closed_at,
+                func.row_number()
+                .over(order_by=(posts.c.opened_at.desc(), posts.c.id.desc()))
+                .label("n"),
+            )
+            .where(posts.c.server_id == server_id, posts.c.schedule_id.is_not(None))
+            .cte("newest_first")
+        )
+        missed = (
+            select(func.min(newest_first.c.n))
+            .where(
+                ~newest_first.c.answered,
+                ~((newest_first.c.n == 1) & newest_first.c.closed_at.is_(None)),
+            )
+            .scalar_subquery()
+        )
+        stmt = (
+            select(func.count())
+            .select_from(newest_first)
+            .where(newest_first.c.answered, or_(missed.is_(None), newest_first.c.n < missed))
+        )
+        async with self._engine.connect() as conn:
+            count: int = (await conn.execute(stmt)).scalar_one()
+        return count
+
+    # Key/value state
+
+    async def get_meta(self, key: str) -> str | None:
+        async with self._engine.connect() as conn:
+            value: str | None = await conn.scalar(select(meta.c.value).where(meta.c.key == key))
+        return value
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._upsert(meta, {"key": key}, {"value": value})
+
+    async def _upsert(self, table: Table, key: dict[str, Any], values: dict[str, Any]) -> None:
+        stmt = self._insert(table).values(**key, **values)
+        stmt = stmt.on_conflict_do_update(index_elements=list(key), set_=values)
+        async with self._writer.begin() as conn:
+            await conn.execute(stmt)
+
+
+_RUN_ANSWER = select(
+    answers.c.question_id,
+    answers.c.choice,
+    answers.c.correct,
+    answers.c.points,
+    answers.c.answered_at,
+)
+
+
+def _ranked(query: StandingsQuery) -> Subquery:
+    """Per-user points in the period with their RANK(): one pass over the scoring index."""
+    where = [answers.c.server_id == query.server_id, answers.c.season == query.season, SCORING]
+    if query.since is not None:
+        where.append(answers.c.answered_at >= query.since)
+    if query.until is not None:
+        where.append(answers.c.answered_at < query.until)
+    if query.deck_id is not None:
+        where.append(answers.c.deck_id == query.deck_id)
+    per_user = (
+        select(
+            answers.c.user_id,
+            func.sum(answers.c.points).label("points"),
+            func.max(answers.c.answered_at).label("reached_at"),
+        )
+        .where(*where)
+        .group_by(answers.c.user_id)
+        .subquery("per_user")
+    )
+    return select(
+        per_user,
+        func.rank().over(order_by=per_user.c.points.desc()).label("rank"),
+    ).subquery("ranked")
+
+
+async def _active_run(
+    conn: AsyncConnection, server_id: str, user_id: str, deck_id: str
+) -> RunRecord | None:
+    stmt = select(runs).where(
+        runs.c.server_id == server_id,
+        runs.c.user_id == user_id,
+        runs.c.deck_id == deck_id,
+        RUN_ACTIVE_WHERE,
+    )
+    row = (await conn.execute(stmt)).first()
+    return None if row is None else _run(row)
+
+
+async def _post_choice(conn: AsyncConnection, post_id: int, user_id: str) -> int | None:
+    choice: int | None = await conn.scalar(
+        select(answers.c.choice).where(answers.c.post_id == post_id, answers.c.user_id == user_id)
+    )
+    return choice
+
+
+def _order(text: str) -> tuple[int, ...]:
+    return tuple(int(i) for i in text.split(",")) if text else ()
+
+
+def _post(row: AnyRow) -> PostRecord:
+    return PostRecord(
+        id=row.id,
+        server_id=row.server_id,
+        channel_id=row.channel_id,
+        deck_id=row.deck_id,
+        question_id=row.question_id,
+        order=_order(row.choice_order),
+        locale=row.locale,
+        poster_id=row.poster_id,
+        season=row.season,
+        opened_at=row.opened_at,
+        closed_at=row.closed_at,
+        message_ref=row.message_ref,
+        schedule_id=row.schedule_id,
+    )
+
+
+def _run(row: AnyRow) -> RunRecord:
+    return RunRecord(
+        id=row.id,
+        server_id=row.server_id,
+        user_id=row.user_id,
+        deck_id=row.deck_id,
+        season=row.season,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+    )
+
+
+def _run_answer(row: AnyRow) -> RunAnswerRecord:
+    return RunAnswerRecord(
+        question_id=row.question_id,
+        choice=row.choice,
+        correct=bool(row.correct),
+        points=row.points,
+        answered_at=row.answered_at,
+    )
+
+
+def _standing(row: AnyRow) -> Standing:
+    return Standing(
+        user_id=row.user_id, points=int(row.points), reached_at=row.reached_at, rank=int(row.rank)
+    )

@@ -1,0 +1,214 @@
+"""The tables behind `SqlStore`.
+
+The migrations in `migrations/versions/` create the schema; this module describes the same
+schema for queries (and for `alembic revision --autogenerate`). A test checks they agree.
+
+Every answer, to a post or in a run, is one row of `answers`, carrying the server, season,
+deck and user it counts for, and the points it scored, so a leaderboard is one GROUP BY over
+one index. `first_meetings` records which questions a user has met in runs, per server and
+season: claiming a row there is what makes only the first meeting score.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    Column,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+    literal_column,
+)
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "ck": "ck_%(table_name)s_%(constraint_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+"""Named constraints, so later SQLite batch migrations can find and alter them."""
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in and out, on both databases.
+
+    SQLite has no zone-aware type: SQLAlchemy writes the wall-clock digits, drops the offset
+    and reads back naive values. So values are converted to UTC before binding (which also
+    keeps SQLite's text comparisons in time order) and naive results are marked UTC.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: the store takes aware datetimes only")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+RowId = BigInteger().with_variant(Integer(), "sqlite")
+"""BIGSERIAL on PostgreSQL; INTEGER PRIMARY KEY (the rowid) on SQLite."""
+
+servers = Table(
+    "servers",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("locale", String),
+    Column("timezone", String, nullable=False, server_default="UTC"),
+    Column("season", Integer, nullable=False, server_default="1"),
+    Column("season_started_at", UtcDateTime),
+)
+
+user_settings = Table(
+    "user_settings",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("locale", String),
+)
+
+posts = Table(
+    "posts",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("channel_id", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("question_id", String, nullable=False),
+    Column("choice_order", String, nullable=False),
+    Column("locale", String, nullable=False),
+    Column("poster_id", String, nullable=False),
+    Column("season", Integer, nullable=False),
+    Column("schedule_id", Integer),
+    Column("opened_at", UtcDateTime, nullable=False),
+    Column("closed_at", UtcDateTime),
+    Column("message_ref", String),
+)
+Index(
+    "ix_posts_open_in_channel",
+    posts.c.server_id,
+    posts.c.channel_id,
+    posts.c.opened_at,
+    sqlite_where=posts.c.closed_at.is_(None),
+    postgresql_where=posts.c.closed_at.is_(None),
+)
+
+Index(
+    "ix_posts_scheduled",
+    posts.c.server_id,
+    posts.c.opened_at,
+    posts.c.id,
+    sqlite_where=posts.c.schedule_id.is_not(None),
+    postgresql_where=posts.c.schedule_id.is_not(None),
+)
+"""Streaks walk a server's scheduled posts, newest first."""
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("user_id", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("season", Integer, nullable=False),
+    Column("started_at", UtcDateTime, nullable=False),
+    Column("finished_at", UtcDateTime),
+)
+RUN_ACTIVE_KEY = (runs.c.server_id, runs.c.user_id, runs.c.deck_id)
+RUN_ACTIVE_WHERE = runs.c.finished_at.is_(None)
+Index(
+    "uq_runs_active",
+    *RUN_ACTIVE_KEY,
+    unique=True,
+    sqlite_where=RUN_ACTIVE_WHERE,
+    postgresql_where=RUN_ACTIVE_WHERE,
+)
+
+answers = Table(
+    "answers",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("season", Integer, nullable=False),
+    Column("user_id", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("question_id", String, nullable=False),
+    Column("post_id", RowId, ForeignKey("posts.id")),
+    Column("run_id", RowId, ForeignKey("runs.id")),
+    Column("choice", Integer, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("answered_at", UtcDateTime, nullable=False),
+    # NULLs never collide in a unique key, so each applies only to its kind of answer.
+    UniqueConstraint("post_id", "user_id"),
+    UniqueConstraint("run_id", "question_id"),
+    CheckConstraint("(post_id IS NULL) <> (run_id IS NULL)", name="one_source"),
+    CheckConstraint("points >= 0", name="points"),
+)
+SCORING = answers.c.points > literal_column("0")
+"""Spelled as a literal, not a bound parameter: only then can planners match the partial
+index below (SQLite never does; PostgreSQL loses it in generic prepared plans)."""
+Index(
+    "ix_answers_scoring",
+    answers.c.server_id,
+    answers.c.season,
+    answers.c.answered_at,
+    answers.c.user_id,
+    answers.c.points,
+    answers.c.deck_id,
+    sqlite_where=SCORING,
+    postgresql_where=SCORING,
+)
+"""Leaderboards of a week or month: a range of one server's scoring rows, covering."""
+Index(
+    "ix_answers_user",
+    answers.c.server_id,
+    answers.c.season,
+    answers.c.user_id,
+    answers.c.points,
+    answers.c.answered_at,
+    answers.c.deck_id,
+    answers.c.correct,
+)
+"""All-time leaderboards (grouped in index order, no sort) and a user's totals, covering."""
+
+first_meetings = Table(
+    "first_meetings",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("season", Integer, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("deck_id", String, primary_key=True),
+    Column("question_id", String, primary_key=True),
+    Column("met_at", UtcDateTime, nullable=False),
+)
+
+meta = Table(
+    "meta",
+    metadata,
+    Column("key", String, primary_key=True),
+    Column("value", Text, nullable=False),
+)

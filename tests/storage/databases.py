@@ -1,0 +1,72 @@
+"""Fixtures for one storage contract on two databases: a test taking `db` or `store` runs on
+both. Import them into a conftest.py (as tests/storage/conftest.py does) to use them elsewhere.
+
+SQLite gets a fresh file per test (never :memory:, whose single shared connection would hide
+concurrency bugs). PostgreSQL gets a fresh schema per test on QUIZBOT_TEST_POSTGRES_URL
+(default: the local `test` database), dropped afterwards. An unreachable PostgreSQL fails
+the tests instead of skipping them: a green run must mean both databases were checked.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.schema import CreateSchema, DropSchema
+
+from bot.storage import SqlStore, database_url, open_store
+
+POSTGRES_URL = os.environ.get(
+    "QUIZBOT_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
+)
+
+
+@dataclass
+class Database:
+    """A database for one test; `open` gives stores on it (closed when the test ends)."""
+
+    kind: str
+    url: str
+    schema: str | None = None
+    stores: list[SqlStore] = field(default_factory=list)
+
+    async def open(self) -> SqlStore:
+        store = await open_store(self.url, schema=self.schema)
+        self.stores.append(store)
+        return store
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    if request.param == "sqlite":
+        database = Database("sqlite", f"sqlite:///{tmp_path / 'quizbot.db'}")
+        yield database
+        for store in database.stores:
+            await store.close()
+        return
+    url = database_url(POSTGRES_URL, Path.cwd())
+    admin = create_async_engine(url, connect_args={"timeout": 5})
+    schema = f"t_{uuid.uuid4().hex}"
+    try:
+        async with admin.begin() as conn:
+            await conn.execute(CreateSchema(schema))
+        database = Database("postgresql", url, schema)
+        try:
+            yield database
+        finally:
+            for store in database.stores:
+                await store.close()
+            async with admin.begin() as conn:
+                await conn.execute(DropSchema(schema, cascade=True))
+    finally:
+        await admin.dispose()
+
+
+@pytest.fixture
+async def store(db: Database) -> SqlStore:
+    return await db.open()

@@ -1,0 +1,607 @@
+"""The QuizStore contract, checked on SQLite and PostgreSQL (see conftest.py)."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta, timezone
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from sqlalchemy import Engine, event
+from sqlalchemy.exc import StatementError
+from sqlalchemy.util import await_only
+
+from bot.core.store import (
+    AnswerStatus,
+    NewPost,
+    PostRecord,
+    RunAnswerRecord,
+    RunRecord,
+    ServerSettings,
+    Standing,
+    StandingsQuery,
+    Totals,
+)
+from bot.storage import SqlStore
+
+if TYPE_CHECKING:
+    from tests.storage.databases import Database
+
+T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
+SERVER = "slack:T1"
+DECK = "model-pipeline-parallelism"
+
+
+def at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+async def new_post(
+    store: SqlStore,
+    *,
+    question_id: str = "q1",
+    channel_id: str = "C1",
+    deck_id: str = DECK,
+    season: int = 1,
+    server_id: str = SERVER,
+    opened_at: datetime = T0,
+    schedule_id: int | None = None,
+) -> PostRecord:
+    return await store.create_post(
+        NewPost(
+            server_id=server_id,
+            channel_id=channel_id,
+            deck_id=deck_id,
+            question_id=question_id,
+            order=(2, 0, 3, 1),
+            locale="bn",
+            poster_id="U0",
+            season=season,
+            opened_at=opened_at,
+            schedule_id=schedule_id,
+        )
+    )
+
+
+async def score_post(
+    store: SqlStore, user_id: str, when: datetime, *, deck_id: str = DECK, season: int = 1
+) -> None:
+    """One point for `user_id` at `when`, from a correct answer to a fresh post."""
+    post = await new_post(store, deck_id=deck_id, season=season, opened_at=when)
+    outcome = await store.record_post_answer(post, user_id, 0, True, when)
+    assert outcome.status is AnswerStatus.NEW
+
+
+def assert_utc(value: datetime | None) -> None:
+    assert value is not None
+    assert value.tzinfo is not None
+    assert value.utcoffset() == timedelta(0)
+
+
+# Posts
+
+
+async def test_post_round_trip(store: SqlStore) -> None:
+    created = await store.create_post(
+        NewPost(
+            server_id=SERVER,
+            channel_id="C1",
+            deck_id=DECK,
+            question_id="why-model-parallelism",
+            order=(2, 0, 3, 1),
+            locale="bn",
+            poster_id="U0",
+            season=3,
+            opened_at=T0,
+            schedule_id=7,
+        )
+    )
+    fetched = await store.post(created.id)
+    assert fetched == created
+    assert fetched == PostRecord(
+        id=created.id,
+        server_id=SERVER,
+        channel_id="C1",
+        deck_id=DECK,
+        question_id="why-model-parallelism",
+        order=(2, 0, 3, 1),
+        locale="bn",
+        poster_id="U0",
+        season=3,
+        opened_at=T0,
+        schedule_id=7,
+    )
+    assert fetched.is_open
+    assert_utc(fetched.opened_at)
+    assert await store.post(created.id + 1000) is None
+
+
+async def test_set_post_message(store: SqlStore) -> None:
+    post = await new_post(store)
+    await store.set_post_message(post.id, "1712345678.000100")
+    fetched = await store.post(post.id)
+    assert fetched is not None
+    assert fetched.message_ref == "1712345678.000100"
+
+
+async def test_open_post_in_channel_is_the_newest_open_one(store: SqlStore) -> None:
+    older = await new_post(store, question_id="q1", opened_at=at(0))
+    newer = await new_post(store, question_id="q2", opened_at=at(5))
+    await new_post(store, channel_id="C2", opened_at=at(9))
+    found = await store.open_post_in_channel(SERVER, "C1")
+    assert found is not None and found.id == newer.id
+    assert await store.close_post(newer.id, at(10))
+    found = await store.open_post_in_channel(SERVER, "C1")
+    assert found is not None and found.id == older.id
+    assert await store.open_post_in_channel("discord:1", "C1") is None
+    assert await store.open_post_in_channel(SERVER, "C3") is None
+
+
+async def test_close_post_only_once(store: SqlStore) -> None:
+    post = await new_post(store)
+    assert await store.close_post(post.id, at(60)) is True
+    assert await store.close_post(post.id, at(61)) is False
+    closed = await store.post(post.id)
+    assert closed is not None and not closed.is_open
+    assert closed.closed_at == at(60)
+    assert_utc(closed.closed_at)
+    assert await store.close_post(post.id + 1000, at(61)) is False
+
+
+async def test_concurrent_closers_one_wins(store: SqlStore) -> None:
+    post = await new_post(store)
+    results = await asyncio.gather(*(store.close_post(post.id, at(i)) for i in range(10)))
+    assert results.count(True) == 1
+
+
+# Post answers
+
+
+async def test_first_answer_stands(store: SqlStore) -> None:
+    post = await new_post(store)
+    first = await store.record_post_answer(post, "U1", 3, False, at(1))
+    assert (first.status, first.choice) == (AnswerStatus.NEW, 3)
+    second = await store.record_post_answer(post, "U1", 2, True, at(2))
+    assert (second.status, second.choice) == (AnswerStatus.DUPLICATE, 3)
+    assert await store.answer_count(post.id) == 1
+    assert await store.tally(post.id) == {3: 1}
+    assert await store.totals(SERVER, 1, "U1") == Totals(answered=1, correct=0, points=0)
+
+
+async def test_twenty_concurrent_clicks_by_one_user_store_one(store: SqlStore) -> None:
+    post = await new_post(store)
+    outcomes = await asyncio.gather(
+        *(store.record_post_answer(post, "U1", i % 4, i % 4 == 2, at(1)) for i in range(20))
+    )
+    statuses = [o.status for o in outcomes]
+    assert statuses.count(AnswerStatus.NEW) == 1
+    assert statuses.count(AnswerStatus.DUPLICATE) == 19
+    winner = next(o.choice for o in outcomes if o.status is AnswerStatus.NEW)
+    assert {o.choice for o in outcomes} == {winner}
+    assert await store.answer_count(post.id) == 1
+    assert sum((await store.tally(post.id)).values()) == 1
+    assert (await store.totals(SERVER, 1, "U1")).answered == 1
+
+
+async def test_concurrent_clicks_through_two_stores(db: Database) -> None:
+    """Two processes on one database (two engines, two pools) still keep one answer."""
+    first, second = await db.open(), await db.open()
+    post = await new_post(first)
+    outcomes = await asyncio.gather(
+        *(
+            (first if i % 2 else second).record_post_answer(post, "U1", i % 4, False, at(1))
+            for i in range(20)
+        )
+    )
+    assert [o.status for o in outcomes].count(AnswerStatus.NEW) == 1
+    assert await second.answer_count(post.id) == 1
+
+
+async def test_two_hundred_users_on_one_post(store: SqlStore) -> None:
+    post = await new_post(store)
+    outcomes = await asyncio.gather(
+        *(store.record_post_answer(post, f"U{i}", i % 4, i % 4 == 2, at(1)) for i in range(200))
+    )
+    assert all(o.status is AnswerStatus.NEW for o in outcomes)
+    assert await store.answer_count(post.id) == 200
+    assert await store.tally(post.id) == {0: 50, 1: 50, 2: 50, 3: 50}
+    top = await store.standings(StandingsQuery(SERVER, 1), limit=100)
+    assert len(top) == 50
+    assert {s.points for s in top} == {1} and {s.rank for s in top} == {1}
+
+
+async def test_closed_post_takes_no_answer(store: SqlStore) -> None:
+    post = await new_post(store)
+    await store.record_post_answer(post, "U1", 1, True, at(1))
+    assert await store.close_post(post.id, at(2))
+    late = await store.record_post_answer(post, "U2", 0, True, at(3))
+    assert (late.status, late.choice) == (AnswerStatus.CLOSED, None)
+    again = await store.record_post_answer(post, "U1", 0, True, at(3))
+    assert (again.status, again.choice) == (AnswerStatus.CLOSED, 1)
+    assert await store.answer_count(post.id) == 1
+    assert await store.tally(post.id) == {1: 1}
+    assert await store.totals(SERVER, 1, "U2") == Totals()
+
+
+async def test_answer_to_unknown_post_is_closed(store: SqlStore) -> None:
+    post = await new_post(store)
+    ghost = PostRecord(**{**post.__dict__, "id": post.id + 1000})
+    outcome = await store.record_post_answer(ghost, "U1", 0, True, at(1))
+    assert outcome.status is AnswerStatus.CLOSED
+    assert await store.tally(ghost.id) == {}
+    assert await store.answer_count(ghost.id) == 0
+
+
+async def test_a_close_waits_for_an_answer_in_progress(store: SqlStore) -> None:
+    """The reveal read right after a close counts every answer that will stand: a close
+    landing between an answer's check of the post and its insert waits for that answer
+    (FOR SHARE on PostgreSQL, the write lock on SQLite)."""
+    post = await new_post(store)
+    paused = asyncio.Event()
+
+    def pause_answer_insert(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.startswith("INSERT INTO answers") and not paused.is_set():
+            paused.set()
+            await_only(asyncio.sleep(0.3))  # the close runs now
+
+    event.listen(Engine, "before_cursor_execute", pause_answer_insert)
+    try:
+        answer = asyncio.create_task(store.record_post_answer(post, "U1", 0, True, at(1)))
+        await paused.wait()
+        assert await store.close_post(post.id, at(2))
+        at_close = await store.tally(post.id)
+        outcome = await answer
+    finally:
+        event.remove(Engine, "before_cursor_execute", pause_answer_insert)
+    assert outcome.status is AnswerStatus.NEW
+    assert at_close == {0: 1}
+
+
+async def test_post_answer_of(store: SqlStore) -> None:
+    post = await new_post(store)
+    assert await store.post_answer_of(post.id, "U1") is None
+    await store.record_post_answer(post, "U1", 3, False, at(1))
+    await store.record_post_answer(post, "U1", 0, True, at(2))
+    await store.record_post_answer(post, "U2", 1, False, at(2))
+    assert await store.post_answer_of(post.id, "U1") == 3
+    assert await store.post_answer_of(post.id, "U2") == 1
+    assert await store.post_answer_of(post.id + 1000, "U1") is None
+
+
+async def test_streak_counts_consecutive_scheduled_posts(store: SqlStore) -> None:
+    assert await store.streak(SERVER, "U1") == 0
+
+    async def daily(day: int, *, answer: bool, close: bool = True) -> PostRecord:
+        post = await new_post(store, opened_at=at(day * 1440), schedule_id=1)
+        if answer:
+            await store.record_post_answer(post, "U1", 0, True, at(day * 1440 + 1))
+        if close:
+            await store.close_post(post.id, at(day * 1440 + 600))
+        return post
+
+    await daily(1, answer=True)
+    await daily(2, answer=True)
+    await daily(3, answer=False)
+    await daily(4, answer=True)
+    manual = await new_post(store, opened_at=at(4 * 1440 + 5))  # not scheduled: no effect
+    await store.close_post(manual.id, at(4 * 1440 + 6))
+    await daily(6, answer=True)  # day 5 has no post (skipped by the schedule): no break
+    assert await store.streak(SERVER, "U1") == 2
+    assert await store.streak(SERVER, "U2") == 0
+    assert await store.streak("discord:1", "U1") == 0
+
+    today = await daily(7, answer=False, close=False)  # still open: not missed yet
+    assert await store.streak(SERVER, "U1") == 2
+    await store.record_post_answer(today, "U1", 0, False, at(7 * 1440 + 2))  # wrong still counts
+    assert await store.streak(SERVER, "U1") == 3
+    await daily(8, answer=False)  # closed unanswered: the streak is broken
+    assert await store.streak(SERVER, "U1") == 0
+    await daily(9, answer=True, close=False)
+    assert await store.streak(SERVER, "U1") == 1
+
+
+async def test_streak_open_post_skipped_only_when_newest(store: SqlStore) -> None:
+    first = await new_post(store, opened_at=at(0), schedule_id=1)
+    await store.record_post_answer(first, "U1", 0, True, at(1))
+    await new_post(store, opened_at=at(1440), schedule_id=1)  # open, unanswered
+    newest = await new_post(store, opened_at=at(2880), schedule_id=1)
+    await store.record_post_answer(newest, "U1", 0, True, at(2881))
+    assert await store.streak(SERVER, "U1") == 1
+
+
+# Runs
+
+
+async def test_start_run_returns_the_unfinished_run(store: SqlStore) -> None:
+    assert await store.active_run(SERVER, "U1", DECK) is None
+    run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
+    assert run == RunRecord(run.id, SERVER, "U1", DECK, 1, at(0))
+    assert_utc(run.started_at)
+    assert await store.start_run(SERVER, "U1", DECK, 1, at(5)) == run
+    assert await store.active_run(SERVER, "U1", DECK) == run
+    assert await store.run(run.id) == run
+    other_deck = await store.start_run(SERVER, "U1", "other", 1, at(5))
+    assert other_deck.id != run.id
+    await store.finish_run(run.id, at(9))
+    finished = await store.run(run.id)
+    assert finished is not None and finished.finished_at == at(9)
+    assert await store.active_run(SERVER, "U1", DECK) is None
+    fresh = await store.start_run(SERVER, "U1", DECK, 1, at(10))
+    assert fresh.id not in (run.id, other_deck.id)
+    assert await store.run(fresh.id + 1000) is None
+
+
+async def test_concurrent_start_run_gives_one_run(store: SqlStore) -> None:
+    started = await asyncio.gather(
+        *(store.start_run(SERVER, "U1", DECK, 1, at(i)) for i in range(10))
+    )
+    assert len({r.id for r in started}) == 1
+
+
+async def test_run_answers_score_only_the_first_meeting(store: SqlStore) -> None:
+    run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
+    a = await store.record_run_answer(run, "q1", 0, True, at(1))
+    b = await store.record_run_answer(run, "q2", 2, False, at(2))
+    assert a.status is AnswerStatus.NEW and a.answer == RunAnswerRecord("q1", 0, True, 1, at(1))
+    assert b.status is AnswerStatus.NEW and b.answer == RunAnswerRecord("q2", 2, False, 0, at(2))
+    await store.finish_run(run.id, at(3))
+
+    again = await store.start_run(SERVER, "U1", DECK, 1, at(4))
+    assert again.id != run.id
+    repeat = await store.record_run_answer(again, "q1", 0, True, at(5))
+    assert repeat.answer.points == 0 and repeat.answer.correct
+    corrected = await store.record_run_answer(again, "q2", 1, True, at(6))
+    assert corrected.answer.points == 0  # wrong at the first meeting: later practice is free
+    new_question = await store.record_run_answer(again, "q3", 1, True, at(7))
+    assert new_question.answer.points == 1
+
+    assert [r.points for r in await store.run_answers(run.id)] == [1, 0]
+    assert await store.run_answers(again.id) == [
+        RunAnswerRecord("q1", 0, True, 0, at(5)),
+        RunAnswerRecord("q2", 1, True, 0, at(6)),
+        RunAnswerRecord("q3", 1, True, 1, at(7)),
+    ]
+    assert await store.totals(SERVER, 1, "U1") == Totals(answered=5, correct=4, points=2)
+
+
+async def test_run_answer_twice_in_one_run_is_a_duplicate(store: SqlStore) -> None:
+    run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
+    first = await store.record_run_answer(run, "q1", 2, True, at(1))
+    second = await store.record_run_answer(run, "q1", 0, False, at(2))
+    assert second.status is AnswerStatus.DUPLICATE
+    assert second.answer == first.answer == RunAnswerRecord("q1", 2, True, 1, at(1))
+    assert len(await store.run_answers(run.id)) == 1
+
+
+async def test_concurrent_run_answers_score_once(store: SqlStore) -> None:
+    """Two unfinished runs can't exist per deck, but two decks can share question ids: the
+    meeting is per deck. Twenty racing answers to one question in one run score once."""
+    run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
+    outcomes = await asyncio.gather(
+        *(store.record_run_answer(run, "q1", 0, True, at(1)) for _ in range(20))
+    )
+    assert [o.status for o in outcomes].count(AnswerStatus.NEW) == 1
+    assert {o.answer.points for o in outcomes} == {1}
+    assert await store.totals(SERVER, 1, "U1") == Totals(answered=1, correct=1, points=1)
+
+
+async def test_first_meeting_is_per_server_season_and_deck(store: SqlStore) -> None:
+    async def points(server_id: str, deck_id: str, season: int, user_id: str = "U1") -> int:
+        run = await store.start_run(server_id, user_id, deck_id, season, at(0))
+        outcome = await store.record_run_answer(run, "q1", 0, True, at(1))
+        await store.finish_run(run.id, at(2))
+        return outcome.answer.points
+
+    assert await points(SERVER, DECK, 1) == 1
+    assert await points(SERVER, DECK, 1) == 0
+    assert await points(SERVER, DECK, 2) == 1
+    assert await points(SERVER, "other-deck", 1) == 1
+    assert await points("discord:42", DECK, 1) == 1
+    assert await points(SERVER, DECK, 1, user_id="U2") == 1
+
+
+# Leaderboard
+
+
+async def test_standings_order_shared_ranks_and_tie_break(store: SqlStore) -> None:
+    await score_post(store, "alice", at(1))
+    await score_post(store, "bob", at(2))
+    await score_post(store, "bob", at(3))  # bob reaches 2 at minute 3
+    await score_post(store, "alice", at(4))  # alice reaches 2 at minute 4
+    await score_post(store, "carol", at(5))
+    post = await new_post(store)
+    await store.record_post_answer(post, "dave", 1, False, at(6))  # no points: not listed
+
+    top = await store.standings(StandingsQuery(SERVER, 1), limit=10)
+    assert top == [
+        Standing("bob", 2, at(3), 1),
+        Standing("alice", 2, at(4), 1),
+        Standing("carol", 1, at(5), 3),
+    ]
+    for standing in top:
+        assert_utc(standing.reached_at)
+    assert await store.standings(StandingsQuery(SERVER, 1), limit=1) == top[:1]
+    assert await store.standings(StandingsQuery("discord:1", 1), limit=10) == []
+
+
+async def test_standings_equal_times_fall_back_to_user_id(store: SqlStore) -> None:
+    for user in ("zed", "amy", "kim"):
+        await score_post(store, user, at(1))
+    top = await store.standings(StandingsQuery(SERVER, 1), limit=10)
+    assert [(s.user_id, s.rank) for s in top] == [("amy", 1), ("kim", 1), ("zed", 1)]
+
+
+async def test_standings_count_post_and_run_points(store: SqlStore) -> None:
+    await score_post(store, "alice", at(1))
+    run = await store.start_run(SERVER, "bob", DECK, 1, at(0))
+    await store.record_run_answer(run, "q1", 0, True, at(2))
+    await store.record_run_answer(run, "q2", 0, True, at(3))
+    await store.record_run_answer(run, "q3", 0, False, at(4))
+    top = await store.standings(StandingsQuery(SERVER, 1), limit=10)
+    assert top == [Standing("bob", 2, at(3), 1), Standing("alice", 1, at(1), 2)]
+
+
+async def test_standings_window_is_since_inclusive_until_exclusive(store: SqlStore) -> None:
+    await score_post(store, "early", at(0))
+    await score_post(store, "edge", at(60))
+    await score_post(store, "inside", at(90))
+    await score_post(store, "inside", at(100))
+    await score_post(store, "late", at(120))
+    query = StandingsQuery(SERVER, 1, since=at(60), until=at(120))
+    top = await store.standings(query, limit=10)
+    assert [(s.user_id, s.points, s.rank) for s in top] == [("inside", 2, 1), ("edge", 1, 2)]
+    only_since = await store.standings(StandingsQuery(SERVER, 1, since=at(100)), limit=10)
+    assert [(s.user_id, s.points) for s in only_since] == [("inside", 1), ("late", 1)]
+    only_until = await store.standings(StandingsQuery(SERVER, 1, until=at(60)), limit=10)
+    assert [s.user_id for s in only_until] == ["early"]
+    assert await store.standing_of(query, "late") is None
+
+
+async def test_standings_window_in_another_zone(store: SqlStore) -> None:
+    """A week counted in the server's zone arrives as aware datetimes in that zone."""
+    dhaka = timezone(timedelta(hours=6))
+    await score_post(store, "alice", datetime(2026, 1, 4, 19, 0, tzinfo=UTC))  # 01:00 Dhaka
+    await score_post(store, "bob", datetime(2026, 1, 4, 17, 0, tzinfo=UTC))  # 23:00 Dhaka
+    query = StandingsQuery(SERVER, 1, since=datetime(2026, 1, 5, tzinfo=dhaka))
+    assert [s.user_id for s in await store.standings(query, limit=10)] == ["alice"]
+
+
+async def test_standings_deck_filter(store: SqlStore) -> None:
+    await score_post(store, "alice", at(1), deck_id="deck-a")
+    await score_post(store, "alice", at(2), deck_id="deck-a")
+    await score_post(store, "bob", at(3), deck_id="deck-b")
+    run = await store.start_run(SERVER, "bob", "deck-a", 1, at(0))
+    await store.record_run_answer(run, "q1", 0, True, at(4))
+    deck_a = await store.standings(StandingsQuery(SERVER, 1, deck_id="deck-a"), limit=10)
+    assert deck_a == [Standing("alice", 2, at(2), 1), Standing("bob", 1, at(4), 2)]
+    deck_b = await store.standings(StandingsQuery(SERVER, 1, deck_id="deck-b"), limit=10)
+    assert deck_b == [Standing("bob", 1, at(3), 1)]
+    everything = await store.standings(StandingsQuery(SERVER, 1), limit=10)
+    assert [(s.user_id, s.points, s.rank) for s in everything] == [
+        ("alice", 2, 1),
+        ("bob", 2, 1),
+    ]
+
+
+async def test_standings_season_filter(store: SqlStore) -> None:
+    await score_post(store, "alice", at(1), season=1)
+    await score_post(store, "alice", at(2), season=1)
+    await score_post(store, "bob", at(3), season=2)
+    assert await store.standings(StandingsQuery(SERVER, 2), limit=10) == [
+        Standing("bob", 1, at(3), 1)
+    ]
+    assert [s.user_id for s in await store.standings(StandingsQuery(SERVER, 1), limit=10)] == [
+        "alice"
+    ]
+    assert await store.standing_of(StandingsQuery(SERVER, 2), "alice") is None
+
+
+async def test_standing_of_a_user_outside_the_top(store: SqlStore) -> None:
+    # u00 .. u11 score 1 .. 12 points; the top ten is u11 .. u02.
+    for k in range(12):
+        for n in range(k + 1):
+            await score_post(store, f"u{k:02d}", at(k * 20 + n))
+    await score_post(store, "tie", at(500))  # also 1 point, reached later than u00
+    query = StandingsQuery(SERVER, 1)
+    top = await store.standings(query, limit=10)
+    assert [s.user_id for s in top] == [f"u{k:02d}" for k in range(11, 1, -1)]
+    assert [s.rank for s in top] == list(range(1, 11))
+    assert await store.standing_of(query, "u01") == Standing("u01", 2, at(21), 11)
+    assert await store.standing_of(query, "u00") == Standing("u00", 1, at(0), 12)
+    assert await store.standing_of(query, "tie") == Standing("tie", 1, at(500), 12)
+    assert await store.standing_of(query, "u11") == top[0]
+    assert await store.standing_of(query, "nobody") is None
+
+
+async def test_totals(store: SqlStore) -> None:
+    assert await store.totals(SERVER, 1, "U1") == Totals(0, 0, 0)
+    right = await new_post(store, question_id="q1")
+    wrong = await new_post(store, question_id="q2")
+    await store.record_post_answer(right, "U1", 0, True, at(1))
+    await store.record_post_answer(wrong, "U1", 1, False, at(2))
+    run = await store.start_run(SERVER, "U1", DECK, 1, at(3))
+    await store.record_run_answer(run, "q1", 0, True, at(4))  # first meeting in a run: scores
+    await store.record_run_answer(run, "q2", 0, False, at(5))
+    await store.finish_run(run.id, at(6))
+    practice = await store.start_run(SERVER, "U1", DECK, 1, at(7))
+    await store.record_run_answer(practice, "q1", 0, True, at(8))  # correct, but no point
+    assert await store.totals(SERVER, 1, "U1") == Totals(answered=5, correct=3, points=2)
+    assert await store.totals(SERVER, 2, "U1") == Totals()
+    assert await store.totals("discord:1", 1, "U1") == Totals()
+    assert await store.totals(SERVER, 1, "U2") == Totals()
+
+
+# Servers, users, meta
+
+
+async def test_server_settings(store: SqlStore) -> None:
+    assert await store.server(SERVER) == ServerSettings(SERVER, None, "UTC", 1)
+    await store.set_server_locale(SERVER, "bn")
+    await store.set_server_timezone(SERVER, "Asia/Dhaka")
+    assert await store.server(SERVER) == ServerSettings(SERVER, "bn", "Asia/Dhaka", 1)
+    await store.set_server_locale(SERVER, None)
+    assert await store.server(SERVER) == ServerSettings(SERVER, None, "Asia/Dhaka", 1)
+    await store.set_server_timezone("discord:9", "Europe/Berlin")
+    assert await store.server("discord:9") == ServerSettings("discord:9", None, "Europe/Berlin")
+
+
+async def test_new_season(store: SqlStore) -> None:
+    await store.set_server_locale(SERVER, "en")
+    assert await store.new_season(SERVER, at(1)) == 2
+    assert await store.new_season(SERVER, at(2)) == 3
+    assert await store.server(SERVER) == ServerSettings(SERVER, "en", "UTC", 3)
+    assert await store.new_season("discord:7", at(3)) == 2  # a server never seen before
+    seasons = await asyncio.gather(*(store.new_season("local", at(4)) for _ in range(8)))
+    assert sorted(seasons) == list(range(2, 10))
+    assert (await store.server("local")).season == 9
+
+
+async def test_user_locale(store: SqlStore) -> None:
+    assert await store.user_locale(SERVER, "U1") is None
+    await store.set_user_locale(SERVER, "U1", "bn")
+    await store.set_user_locale(SERVER, "U2", "en")
+    assert await store.user_locale(SERVER, "U1") == "bn"
+    assert await store.user_locale("discord:1", "U1") is None
+    await store.set_user_locale(SERVER, "U1", "en")
+    assert await store.user_locale(SERVER, "U1") == "en"
+    await store.set_user_locale(SERVER, "U1", None)
+    assert await store.user_locale(SERVER, "U1") is None
+    assert await store.user_locale(SERVER, "U2") == "en"
+
+
+async def test_meta_upsert(store: SqlStore) -> None:
+    assert await store.get_meta("discord.commands.hash") is None
+    await store.set_meta("discord.commands.hash", "abc")
+    await store.set_meta("other", "x")
+    await store.set_meta("discord.commands.hash", "def")
+    assert await store.get_meta("discord.commands.hash") == "def"
+    assert await store.get_meta("other") == "x"
+
+
+# Time
+
+
+async def test_datetimes_come_back_aware_utc(store: SqlStore) -> None:
+    kolkata = timezone(timedelta(hours=5, minutes=30))
+    local = datetime(2026, 3, 1, 8, 15, 30, 123456, tzinfo=kolkata)
+    post = await new_post(store, opened_at=local)
+    assert post.opened_at == local
+    assert post.opened_at.tzinfo is UTC
+    assert post.opened_at.hour == 2 and post.opened_at.minute == 45
+    assert await store.close_post(post.id, local + timedelta(hours=1))
+    fetched = await store.post(post.id)
+    assert fetched is not None
+    assert fetched.opened_at == local and fetched.opened_at.tzinfo is UTC
+    assert fetched.closed_at == local + timedelta(hours=1)
+    assert_utc(fetched.closed_at)
+    run = await store.start_run(SERVER, "U1", DECK, 1, local)
+    outcome = await store.record_run_answer(run, "q1", 0, True, local)
+    assert outcome.answer.answered_at == local
+    (stored,) = await store.run_answers(run.id)
+    assert stored.answered_at == local and stored.answered_at.tzinfo is UTC
+
+
+async def test_naive_datetimes_are_refused(store: SqlStore) -> None:
+    with pytest.raises(StatementError, match="naive datetime"):
+        await new_post(store, opened_at=datetime(2026, 1, 1, 12, 0))
+    assert await store.open_post_in_channel(SERVER, "C1") is None
