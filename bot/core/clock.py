@@ -1,4 +1,4 @@
-"""Time as a dependency, so schedules and leaderboards can be tested across weeks in milliseconds."""
+"""Time as a dependency: schedules and leaderboards are tested across weeks in milliseconds."""
 
 from __future__ import annotations
 

@@ -175,6 +175,10 @@ class QuizStore(Protocol):
         """Stores the user's first answer to an open post; a later one changes nothing."""
         ...
 
+    async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
+        """The choice that stands for this user on this post, if they answered."""
+        ...
+
     async def tally(self, post_id: int) -> dict[int, int]:
         """Answers per original choice index."""
         ...
@@ -214,6 +218,11 @@ class QuizStore(Protocol):
 
     async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
         """Answers to posts and runs in the season: answered, correct, points."""
+        ...
+
+    async def streak(self, server_id: str, user_id: str) -> int:
+        """Consecutive scheduled posts (posts with a schedule_id) of this server the user
+        answered, newest first; the newest one still open and unanswered does not break it."""
         ...
 
     # Small key/value state (e.g. the hash of the last Discord command sync)

@@ -1,0 +1,68 @@
+"""Leaderboard periods in the server's time zone, and the ranking a user sees."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from enum import Enum
+from zoneinfo import ZoneInfo
+
+from bot.core.store import Standing
+
+TOP = 10
+
+
+class Period(Enum):
+    WEEK = "week"
+    MONTH = "month"
+    ALL = "all"
+
+    @classmethod
+    def parse(cls, word: str | None) -> Period | None:
+        if word is None or word == "":
+            return cls.WEEK
+        try:
+            return cls(word.lower())
+        except ValueError:
+            return None
+
+
+def period_bounds(
+    period: Period, now: datetime, zone: str
+) -> tuple[datetime | None, datetime | None]:
+    """[since, until) in UTC for the period containing `now`, counted in `zone`.
+
+    Weeks start on Monday 00:00 local time, months on the 1st; DST shifts are handled by
+    building local midnights and converting each to UTC separately.
+    """
+    if period is Period.ALL:
+        return None, None
+    tz = ZoneInfo(zone)
+    local = now.astimezone(tz)
+    if period is Period.WEEK:
+        start_day = local.date() - timedelta(days=local.weekday())
+        end_day = start_day + timedelta(days=7)
+    else:
+        start_day = local.date().replace(day=1)
+        end_day = (start_day + timedelta(days=32)).replace(day=1)
+    since = datetime.combine(start_day, datetime.min.time(), tz).astimezone(UTC)
+    until = datetime.combine(end_day, datetime.min.time(), tz).astimezone(UTC)
+    return since, until
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    period: Period
+    deck_id: str | None
+    rows: list[Standing]
+    """The top ten (ties share a rank, so a rank may repeat)."""
+    me: Standing | None
+    """The caller's own standing, shown below the ten when outside them; None: no points."""
+    caller_id: str
+    locale: str
+    since: datetime | None
+    until: datetime | None
+
+    @property
+    def me_in_top(self) -> bool:
+        return any(r.user_id == self.caller_id for r in self.rows)

@@ -1,0 +1,369 @@
+"""The quiz engine: the one object adapters call.
+
+Every method takes plain values (an Actor, ids, indexes), does its work through the store,
+and returns a result object for the adapter to render. Refusals are `QuizError`s.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from bot.core.actor import Actor
+from bot.core.answer import AnswerResult
+from bot.core.clock import Clock
+from bot.core.deck import Deck, DeckLibrary, Question
+from bot.core.errors import QuizError
+from bot.core.leaderboard import TOP, Leaderboard, Period, period_bounds
+from bot.core.post import PostView, Reveal, build_reveal, choice_order
+from bot.core.run import RunFeedback, RunStep, RunSummary, next_question, run_order, summarize
+from bot.core.stats import Stats
+from bot.core.store import (
+    AnswerStatus,
+    NewPost,
+    PostRecord,
+    QuizStore,
+    RunRecord,
+    ServerSettings,
+    StandingsQuery,
+)
+
+
+@dataclass
+class Quiz:
+    store: QuizStore
+    decks: DeckLibrary
+    clock: Clock
+    ui_locales: tuple[str, ...] = ("en", "bn")
+    rng: random.Random | None = None
+
+    def __post_init__(self) -> None:
+        self._rng = self.rng or random.Random()
+
+    # Decks ---------------------------------------------------------------
+
+    def deck(self, deck_id: str | None) -> Deck:
+        """A deck by id; with no id the only deck, or the first by id."""
+        if deck_id:
+            deck = self.decks.get(deck_id)
+            if deck is None:
+                raise QuizError("unknown_deck", deck=deck_id, decks=", ".join(self.decks.ids()))
+            return deck
+        first = self.decks.first()
+        if first is None:
+            raise QuizError("no_decks")
+        return first
+
+    def question(self, deck: Deck, ref: str | None) -> Question:
+        if ref is None or ref == "":
+            return self._rng.choice(deck.questions)
+        question = deck.question(ref)
+        if question is None:
+            raise QuizError("unknown_question", question=ref, deck=deck.id, count=len(deck))
+        return question
+
+    # Languages -----------------------------------------------------------
+
+    async def reply_locale(self, actor: Actor, deck: Deck) -> str:
+        """User's language, else the server's, else the deck's first: one the deck has."""
+        if actor.locale in deck.locales:
+            return actor.locale
+        mine = await self.store.user_locale(actor.server_id, actor.user_id)
+        if mine in deck.locales:
+            return mine
+        server = await self.store.server(actor.server_id)
+        return deck.locale_or_default(server.locale)
+
+    async def ui_locale(self, actor: Actor) -> str:
+        """Language for replies that belong to no deck (help, leaderboard, errors)."""
+        if actor.locale in self.ui_locales:
+            return actor.locale
+        mine = await self.store.user_locale(actor.server_id, actor.user_id)
+        if mine in self.ui_locales:
+            return mine
+        server = await self.store.server(actor.server_id)
+        if server.locale in self.ui_locales:
+            return server.locale
+        first = self.decks.first()
+        if first is not None and first.default_locale in self.ui_locales:
+            return first.default_locale
+        return self.ui_locales[0]
+
+    async def set_language(self, actor: Actor, locale: str, *, server: bool = False) -> str:
+        locale = locale.strip().lower()
+        if locale not in self.ui_locales:
+            raise QuizError("unknown_locale", locale=locale, locales=", ".join(self.ui_locales))
+        if server:
+            self._require_admin(actor)
+            await self.store.set_server_locale(actor.server_id, locale)
+        else:
+            await self.store.set_user_locale(actor.server_id, actor.user_id, locale)
+        return locale
+
+    # Posts ---------------------------------------------------------------
+
+    async def post(
+        self,
+        actor: Actor,
+        channel_id: str,
+        deck_id: str | None = None,
+        question_ref: str | None = None,
+        *,
+        schedule_id: int | None = None,
+    ) -> PostView:
+        """Posts a question: fixes its choice order and its language now, for good."""
+        deck = self.deck(deck_id)
+        question = self.question(deck, question_ref)
+        server = await self.store.server(actor.server_id)
+        record = await self.store.create_post(
+            NewPost(
+                server_id=actor.server_id,
+                channel_id=channel_id,
+                deck_id=deck.id,
+                question_id=question.id,
+                order=choice_order(question, self._rng),
+                locale=deck.locale_or_default(server.locale),
+                poster_id=actor.user_id,
+                season=server.season,
+                opened_at=self.clock.now(),
+                schedule_id=schedule_id,
+            )
+        )
+        return PostView(record, deck, question, answered=0)
+
+    async def set_message(self, post_id: int, message_ref: str) -> None:
+        await self.store.set_post_message(post_id, message_ref)
+
+    async def view(self, post_id: int) -> PostView:
+        post = await self.store.post(post_id)
+        if post is None:
+            raise QuizError("stale_click")
+        return await self._view(post)
+
+    async def _view(self, post: PostRecord) -> PostView:
+        deck = self.decks.get(post.deck_id)
+        question = deck.question(post.question_id) if deck else None
+        if deck is None or question is None:
+            raise QuizError("question_gone")
+        answered = await self.store.answer_count(post.id)
+        return PostView(post, deck, question, answered)
+
+    async def _post_of(self, actor: Actor, post_id: int) -> PostView:
+        post = await self.store.post(post_id)
+        if post is None or post.server_id != actor.server_id:
+            raise QuizError("stale_click")
+        return await self._view(post)
+
+    async def answer(self, actor: Actor, post_id: int, shown_index: int) -> AnswerResult:
+        """Records a click on choice button `shown_index` (0 = A). The first click stands."""
+        view = await self._post_of(actor, post_id)
+        if not 0 <= shown_index < len(view.post.order):
+            raise QuizError("stale_click")
+        choice = view.post.order[shown_index]
+        outcome = await self.store.record_post_answer(
+            view.post,
+            actor.user_id,
+            choice,
+            choice == view.question.answer,
+            self.clock.now(),
+        )
+        return await self._answer_result(actor, view, outcome.status, outcome.choice)
+
+    async def my_answer(
+        self, actor: Actor, post_id: int, locale: str | None = None
+    ) -> AnswerResult:
+        """The caller's standing answer to a post, again (the "other language" button)."""
+        view = await self._post_of(actor, post_id)
+        choice = await self.store.post_answer_of(post_id, actor.user_id)
+        if choice is None:
+            raise QuizError("not_answered")
+        return await self._answer_result(actor, view, AnswerStatus.DUPLICATE, choice, locale)
+
+    async def _answer_result(
+        self,
+        actor: Actor,
+        view: PostView,
+        status: AnswerStatus,
+        choice: int | None,
+        locale: str | None = None,
+    ) -> AnswerResult:
+        reply = view.deck.locale_or_default(locale) if locale else None
+        reply = reply or await self.reply_locale(actor, view.deck)
+        server = await self.store.server(actor.server_id)
+        totals = await self.store.totals(actor.server_id, server.season, actor.user_id)
+        return AnswerResult(
+            status=status,
+            view=view,
+            choice=choice,
+            locale=reply,
+            other_locale=view.deck.other_locale(reply),
+            totals=totals,
+            streak=await self.store.streak(actor.server_id, actor.user_id),
+        )
+
+    async def close(
+        self, actor: Actor, channel_id: str | None = None, post_id: int | None = None
+    ) -> Reveal:
+        """Closes a post (this channel's newest open one, or by id) with its reveal.
+
+        Its poster or an admin may close it; closing a closed post shows the reveal again.
+        """
+        if post_id is not None:
+            post = await self.store.post(post_id)
+            if post is None or post.server_id != actor.server_id:
+                raise QuizError("no_open_post")
+        elif channel_id is not None:
+            post = await self.store.open_post_in_channel(actor.server_id, channel_id)
+            if post is None:
+                raise QuizError("no_open_post")
+        else:
+            raise QuizError("no_open_post")
+        if post.poster_id != actor.user_id and not actor.is_admin:
+            raise QuizError("not_your_post")
+        closed_now = await self.store.close_post(post.id, self.clock.now())
+        return await self._reveal(post.id, closed_now)
+
+    async def close_by_system(self, post_id: int) -> Reveal:
+        """Closes a post for the scheduler (no actor, no permission check)."""
+        closed_now = await self.store.close_post(post_id, self.clock.now())
+        return await self._reveal(post_id, closed_now)
+
+    async def _reveal(self, post_id: int, closed_now: bool) -> Reveal:
+        post = await self.store.post(post_id)
+        if post is None:
+            raise QuizError("no_open_post")
+        view = await self._view(post)
+        return build_reveal(view, await self.store.tally(post.id), closed_now)
+
+    # Runs ----------------------------------------------------------------
+
+    async def start_run(self, actor: Actor, deck_id: str | None = None) -> RunStep | RunSummary:
+        """Starts a run, or resumes the unfinished one at its next question."""
+        deck = self.deck(deck_id)
+        server = await self.store.server(actor.server_id)
+        existing = await self.store.active_run(actor.server_id, actor.user_id, deck.id)
+        run = existing or await self.store.start_run(
+            actor.server_id, actor.user_id, deck.id, server.season, self.clock.now()
+        )
+        step = await self._step(actor, run, deck, resumed=existing is not None)
+        if step is None:  # every question answered but never finished: finish it now
+            return await self._finish(actor, run, deck)
+        return step
+
+    async def _step(
+        self, actor: Actor, run: RunRecord, deck: Deck, *, resumed: bool = False
+    ) -> RunStep | None:
+        answers = list(await self.store.run_answers(run.id))
+        question = next_question(deck, answers)
+        if question is None:
+            return None
+        locale = await self.reply_locale(actor, deck)
+        return RunStep(run, deck, question, len(answers), locale, resumed)
+
+    async def _finish(self, actor: Actor, run: RunRecord, deck: Deck) -> RunSummary:
+        await self.store.finish_run(run.id, self.clock.now())
+        answers = list(await self.store.run_answers(run.id))
+        return summarize(run, deck, answers, await self.reply_locale(actor, deck))
+
+    async def run_answer(
+        self, actor: Actor, run_id: int, question_id: str, shown_index: int
+    ) -> RunFeedback:
+        """Answers one question of a run; the feedback carries the next step or the summary."""
+        run = await self.store.run(run_id)
+        if run is None or run.server_id != actor.server_id or run.user_id != actor.user_id:
+            raise QuizError("stale_click")
+        deck = self.decks.get(run.deck_id)
+        question = deck.question(question_id) if deck else None
+        if deck is None or question is None:
+            raise QuizError("question_gone")
+        order = run_order(run.id, question)
+        if not 0 <= shown_index < len(order):
+            raise QuizError("stale_click")
+        if run.finished_at is not None:
+            raise QuizError("run_finished")
+        choice = order[shown_index]
+        outcome = await self.store.record_run_answer(
+            run, question.id, choice, choice == question.answer, self.clock.now()
+        )
+        locale = await self.reply_locale(actor, deck)
+        answers = list(await self.store.run_answers(run.id))
+        nxt = next_question(deck, answers)
+        summary = None
+        step = None
+        if nxt is None:
+            await self.store.finish_run(run.id, self.clock.now())
+            summary = summarize(run, deck, answers, locale)
+        else:
+            step = RunStep(run, deck, nxt, len(answers), locale)
+        return RunFeedback(
+            deck=deck,
+            question=question,
+            order=order,
+            answer=outcome.answer,
+            duplicate=outcome.status is AnswerStatus.DUPLICATE,
+            locale=locale,
+            other_locale=deck.other_locale(locale),
+            next=step,
+            summary=summary,
+        )
+
+    async def run_step(self, actor: Actor, run_id: int) -> RunStep | None:
+        """The current question of a run (to redraw it); None when it is finished."""
+        run = await self.store.run(run_id)
+        if run is None or run.server_id != actor.server_id or run.user_id != actor.user_id:
+            raise QuizError("stale_click")
+        deck = self.decks.get(run.deck_id)
+        if deck is None:
+            raise QuizError("question_gone")
+        return await self._step(actor, run, deck, resumed=True)
+
+    # Leaderboard and stats -------------------------------------------------
+
+    async def leaderboard(
+        self, actor: Actor, period: Period = Period.WEEK, deck_id: str | None = None
+    ) -> Leaderboard:
+        if deck_id:
+            self.deck(deck_id)
+        server = await self.store.server(actor.server_id)
+        since, until = period_bounds(period, self.clock.now(), server.timezone)
+        query = StandingsQuery(actor.server_id, server.season, since, until, deck_id or None)
+        rows = list(await self.store.standings(query, TOP))
+        me = next((r for r in rows if r.user_id == actor.user_id), None)
+        if me is None:
+            me = await self.store.standing_of(query, actor.user_id)
+        return Leaderboard(
+            period=period,
+            deck_id=deck_id or None,
+            rows=rows,
+            me=me,
+            caller_id=actor.user_id,
+            locale=await self.ui_locale(actor),
+            since=since,
+            until=until,
+        )
+
+    async def stats(self, actor: Actor, user_id: str | None = None) -> Stats:
+        who = user_id or actor.user_id
+        server = await self.store.server(actor.server_id)
+        totals = await self.store.totals(actor.server_id, server.season, who)
+        standing = await self.store.standing_of(StandingsQuery(actor.server_id, server.season), who)
+        return Stats(
+            user_id=who,
+            totals=totals,
+            streak=await self.store.streak(actor.server_id, who),
+            rank=standing.rank if standing else None,
+            locale=await self.ui_locale(actor),
+        )
+
+    async def server(self, actor: Actor) -> ServerSettings:
+        return await self.store.server(actor.server_id)
+
+    async def reset(self, actor: Actor) -> int:
+        """Starts a new season (after the adapter's confirm button). Nothing is deleted."""
+        self._require_admin(actor)
+        return await self.store.new_season(actor.server_id, self.clock.now())
+
+    @staticmethod
+    def _require_admin(actor: Actor) -> None:
+        if not actor.is_admin:
+            raise QuizError("admin_only")

@@ -1,0 +1,22 @@
+"""A user's record in a server: what `stats` shows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.store import Totals
+
+
+@dataclass(frozen=True)
+class Stats:
+    user_id: str
+    totals: Totals
+    streak: int
+    rank: int | None
+    """All-time rank this season; None with no points."""
+    locale: str
+
+    @property
+    def accuracy(self) -> float:
+        t = self.totals
+        return t.correct / t.answered if t.answered else 0.0

@@ -1,0 +1,306 @@
+"""What each reply says, in the reader's language, before any platform markup.
+
+Adapters and the terminal turn these plain-text pieces into Block Kit, embeds or lines;
+deck text is passed through untouched, so each renderer escapes it for its own markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from bot.core.answer import AnswerResult
+from bot.core.deck import Deck, pick
+from bot.core.errors import QuizError
+from bot.core.leaderboard import Leaderboard
+from bot.core.post import PostView, Reveal, ShownChoice
+from bot.core.run import RunFeedback, RunStep, RunSummary
+from bot.core.stats import Stats
+from bot.core.store import AnswerStatus
+from bot.locales import digits, language_name, text
+
+Mention = Callable[[str], str]
+BAR_WIDTH = 10
+
+
+@dataclass(frozen=True)
+class ChoiceLine:
+    letter: str
+    text: str
+
+
+@dataclass(frozen=True)
+class QuestionMessage:
+    """A question as shown in a channel post or a run step."""
+
+    header: str
+    question: str
+    choices: list[ChoiceLine]
+    footer: str
+    fallback: str
+
+
+@dataclass(frozen=True)
+class AnswerMessage:
+    """The private reply to a click."""
+
+    headline: str
+    answer: str
+    explanation: str
+    why: str | None
+    totals: str | None
+    streak: str | None
+    switch_label: str | None
+    """Label of the "show in the other language" button, if the deck has one."""
+    switch_locale: str | None
+
+
+@dataclass(frozen=True)
+class RevealRow:
+    letter: str
+    text: str
+    count: int
+    percent: int
+    right: bool
+    bar: str
+    line: str
+    """"A ████░░░░░░ 4 · 40%", ready to show."""
+
+
+@dataclass(frozen=True)
+class RevealMessage:
+    header: str
+    question: str
+    answer: str
+    rows: list[RevealRow]
+    summary: str
+    explanation: str
+    fallback: str
+
+
+@dataclass(frozen=True)
+class SummaryMessage:
+    header: str
+    score: str
+    points: str
+    review: list[str]
+    closing: str
+
+
+@dataclass(frozen=True)
+class BoardMessage:
+    title: str
+    lines: list[str]
+    you: str | None
+
+
+def _choices(choices: Iterable[ShownChoice], locale: str) -> list[ChoiceLine]:
+    return [ChoiceLine(c.letter, pick(c.choice.text, locale)) for c in choices]
+
+
+def post_message(view: PostView) -> QuestionMessage:
+    loc = view.locale
+    q = view.question
+    question = pick(q.text, loc)
+    return QuestionMessage(
+        header=text(
+            loc, "post.header", deck=pick(view.deck.title, loc), n=q.position, total=len(view.deck)
+        ),
+        question=question,
+        choices=_choices(view.choices, loc),
+        footer=text(loc, "post.answered", count=view.answered),
+        fallback=text(loc, "post.fallback", question=question),
+    )
+
+
+def step_message(step: RunStep) -> QuestionMessage:
+    loc = step.locale
+    q = step.question
+    question = pick(q.text, loc)
+    header = text(
+        loc, "run.header", deck=pick(step.deck.title, loc), n=q.position, total=len(step.deck)
+    )
+    footer = text(loc, "run.resumed") if step.resumed else ""
+    return QuestionMessage(header, question, _choices(step.choices, loc), footer, question)
+
+
+def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMessage:
+    loc = locale or result.locale
+    q = result.view.question
+    if result.status is AnswerStatus.CLOSED:
+        headline = text(loc, "reply.closed")
+    elif result.status is AnswerStatus.DUPLICATE:
+        headline = text(loc, "reply.duplicate", letter=result.letter)
+    else:
+        headline = text(loc, "reply.right" if result.correct else "reply.wrong")
+    picked = result.picked
+    why = None
+    if picked is not None and picked.why is not None and not result.correct:
+        why = text(loc, "reply.your_pick", letter=result.letter, why=pick(picked.why, loc))
+    totals = result.totals
+    other = result.view.deck.other_locale(loc)
+    return AnswerMessage(
+        headline=headline,
+        answer=text(
+            loc, "reply.answer", letter=result.view.right_letter, choice=pick(q.right.text, loc)
+        ),
+        explanation=pick(q.explanation, loc),
+        why=why,
+        totals=None
+        if result.status is AnswerStatus.CLOSED
+        else text(
+            loc,
+            "reply.totals",
+            points=totals.points,
+            correct=totals.correct,
+            answered=totals.answered,
+        ),
+        streak=text(loc, "reply.streak", days=result.streak) if result.streak >= 2 else None,
+        switch_label=text(other, "reply.show_in", language=language_name(other)) if other else None,
+        switch_locale=other,
+    )
+
+
+def feedback_message(fb: RunFeedback, locale: str | None = None) -> AnswerMessage:
+    loc = locale or fb.locale
+    q = fb.question
+    picked = q.choices[fb.answer.choice]
+    if fb.duplicate:
+        headline = text(loc, "run.duplicate")
+    else:
+        headline = text(loc, "reply.right" if fb.correct else "reply.wrong")
+    why = None
+    if picked.why is not None and not fb.correct:
+        why = text(loc, "reply.your_pick", letter=fb.letter, why=pick(picked.why, loc))
+    other = fb.deck.other_locale(loc)
+    return AnswerMessage(
+        headline=headline,
+        answer=text(loc, "reply.answer", letter=fb.right_letter, choice=pick(q.right.text, loc)),
+        explanation=pick(q.explanation, loc),
+        why=why,
+        totals=None,
+        streak=None,
+        switch_label=text(other, "reply.show_in", language=language_name(other)) if other else None,
+        switch_locale=other,
+    )
+
+
+def summary_message(summary: RunSummary) -> SummaryMessage:
+    loc = summary.locale
+    review = [
+        text(
+            loc,
+            "run.miss",
+            n=m.question.position,
+            question=pick(m.question.text, loc),
+            letter=m.letter,
+            right=f"{m.right_letter}. {pick(m.question.right.text, loc)}",
+        )
+        for m in summary.misses
+    ]
+    return SummaryMessage(
+        header=pick(summary.deck.title, loc),
+        score=text(loc, "run.score", score=summary.score, total=summary.total),
+        points=text(loc, "run.points", points=summary.points),
+        review=[text(loc, "run.review"), *review] if review else [text(loc, "run.perfect")],
+        closing=text(loc, "run.again"),
+    )
+
+
+def _bar(share: float) -> str:
+    full = round(share * BAR_WIDTH)
+    return "█" * full + "░" * (BAR_WIDTH - full)
+
+
+def reveal_message(reveal: Reveal) -> RevealMessage:
+    view = reveal.view
+    loc = view.locale
+    q = view.question
+    rows = []
+    for r in reveal.rows:
+        percent = round(r.share * 100)
+        bar = _bar(r.share)
+        mark = " ✅" if r.right else ""
+        line = f"{r.shown.letter} {bar} {digits(loc, r.count)} · {digits(loc, percent)}%{mark}"
+        rows.append(
+            RevealRow(
+                r.shown.letter, pick(r.shown.choice.text, loc), r.count, percent, r.right, bar, line
+            )
+        )
+    right = pick(q.right.text, loc)
+    summary = (
+        text(loc, "reveal.summary", total=reveal.total, percent=round(reveal.right_share * 100))
+        if reveal.total
+        else text(loc, "reveal.nobody")
+    )
+    question = pick(q.text, loc)
+    return RevealMessage(
+        header=text(
+            loc, "post.header", deck=pick(view.deck.title, loc), n=q.position, total=len(view.deck)
+        ),
+        question=question,
+        answer=text(loc, "reveal.title", letter=view.right_letter, choice=right),
+        rows=rows,
+        summary=summary,
+        explanation=pick(q.explanation, loc),
+        fallback=text(loc, "reveal.fallback", question=question, letter=view.right_letter),
+    )
+
+
+def leaderboard_message(
+    board: Leaderboard, mention: Mention, decks: dict[str, Deck]
+) -> BoardMessage:
+    loc = board.locale
+    title = text(loc, f"leaderboard.{board.period.value}")
+    if board.deck_id and board.deck_id in decks:
+        deck_title = pick(decks[board.deck_id].title, loc)
+        title = f"{title} · {text(loc, 'leaderboard.deck', deck=deck_title)}"
+    lines = [
+        text(loc, "leaderboard.row", rank=r.rank, user=mention(r.user_id), points=r.points)
+        for r in board.rows
+    ]
+    if not lines:
+        lines = [text(loc, "leaderboard.nobody")]
+    you = None
+    if board.me is None:
+        you = text(loc, "leaderboard.you_none") if board.rows else None
+    elif not board.me_in_top:
+        you = text(loc, "leaderboard.you", rank=board.me.rank, points=board.me.points)
+    return BoardMessage(title, lines, you)
+
+
+def stats_message(stats: Stats, mention: Mention) -> BoardMessage:
+    loc = stats.locale
+    t = stats.totals
+    lines = [
+        text(loc, "stats.answered", count=t.answered),
+        text(loc, "stats.correct", count=t.correct, percent=round(stats.accuracy * 100)),
+        text(loc, "stats.points", count=t.points),
+        text(loc, "stats.streak", days=stats.streak),
+    ]
+    if stats.rank is not None:
+        lines.append(text(loc, "stats.rank", rank=stats.rank))
+    return BoardMessage(text(loc, "stats.title", user=mention(stats.user_id)), lines, None)
+
+
+def decks_message(decks: Iterable[Deck], locale: str) -> BoardMessage:
+    lines = [
+        text(
+            locale,
+            "decks.line",
+            id=d.id,
+            title=pick(d.title, locale),
+            count=len(d),
+            locales=", ".join(language_name(loc) for loc in d.locales),
+        )
+        for d in decks
+    ]
+    return BoardMessage(text(locale, "decks.title"), lines or [text(locale, "decks.none")], None)
+
+
+def error_text(error: QuizError, locale: str) -> str:
+    return text(locale, f"error.{error.key}", **error.params)
+
+
+def help_text(locale: str) -> str:
+    return f"{text(locale, 'help.title')}\n{text(locale, 'help.body').strip()}"
