@@ -1,0 +1,114 @@
+"""The composition root: the one place that wires config, decks, store, clock and adapters."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+
+from bot.config import Config
+from bot.core.clock import Clock, SystemClock
+from bot.core.deck import DeckLibrary
+from bot.core.deckfile import DeckReport, load_decks
+from bot.core.quiz import Quiz
+from bot.core.store import QuizStore
+from bot.locales import LOCALES
+
+log = logging.getLogger("quizbot")
+
+
+class DeckError(Exception):
+    """The decks did not validate: the bot refuses to start, with every problem listed."""
+
+    def __init__(self, report: DeckReport) -> None:
+        super().__init__("\n".join(str(p) for p in report.problems))
+        self.report = report
+
+
+def load_library(config: Config) -> DeckLibrary:
+    report = load_decks(config.question_paths)
+    if not report.ok:
+        raise DeckError(report)
+    return DeckLibrary(report.decks)
+
+
+@dataclass
+class App:
+    config: Config
+    store: QuizStore
+    quiz: Quiz
+    clock: Clock
+    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+
+    async def close(self) -> None:
+        await self.store.close()
+
+
+async def build_app(
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    store: QuizStore | None = None,
+    library: DeckLibrary | None = None,
+) -> App:
+    """Builds the app; tests pass their own clock, store or decks."""
+    from bot.storage.sql import open_store
+    from bot.storage.url import database_url
+
+    library = library or load_library(config)
+    clock = clock or SystemClock()
+    if store is None:
+        store = await open_store(database_url(config.database_url, config.base_dir))
+    quiz = Quiz(store=store, decks=library, clock=clock, ui_locales=LOCALES)
+    return App(config=config, store=store, quiz=quiz, clock=clock)
+
+
+class NothingToRun(Exception):
+    """`quizbot run` with no platform enabled: the message says what to set."""
+
+
+def enabled_platforms(config: Config) -> list[str]:
+    return [
+        name
+        for name, on in (
+            ("slack", config.file.slack.enabled),
+            ("discord", config.file.discord.enabled),
+        )
+        if on
+    ]
+
+
+def nothing_to_run_message(config: Config) -> str:
+    where = str(config.source) if config.source else "config.toml (copy config.example.toml)"
+    hints = []
+    if config.secrets.slack_bot_token or config.secrets.slack_client_id:
+        hints.append("Slack credentials are set in the environment, but [slack] enabled is false.")
+    if config.secrets.discord_token:
+        hints.append("DISCORD_TOKEN is set, but [discord] enabled is false.")
+    return "\n".join(
+        [
+            "No platform is enabled, so there is nothing to run.",
+            *hints,
+            f"To run on Slack: set [slack] enabled = true in {where} and export SLACK_BOT_TOKEN "
+            "and SLACK_APP_TOKEN (socket mode) or SLACK_SIGNING_SECRET (http mode).",
+            f"To run on Discord: set [discord] enabled = true in {where} and export DISCORD_TOKEN.",
+            "To take the quiz in this terminal without any chat account: quizbot play",
+        ]
+    )
+
+
+async def run_platforms(app: App) -> None:
+    """Runs every enabled platform in this process until one stops or we are cancelled."""
+    names = enabled_platforms(app.config)
+    if not names:
+        raise NothingToRun(nothing_to_run_message(app.config))
+    runners = []
+    if "slack" in names:
+        from bot.slack.runner import run_slack
+
+        runners.append(run_slack(app))
+    if "discord" in names:
+        from bot.discord.runner import run_discord
+
+        runners.append(run_discord(app))
+    await asyncio.gather(*runners)

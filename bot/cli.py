@@ -1,0 +1,195 @@
+"""The `quizbot` command: play, validate, run, db upgrade, schema, discord sync/invite.
+
+Every failure a person can fix prints one clear message and a non-zero exit status;
+a traceback means a bug.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import getpass
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from bot import __version__
+from bot.config import Config, ConfigError, load_config
+
+log = logging.getLogger("quizbot")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="quizbot", description="A quiz bot for team channels.")
+    p.add_argument("--version", action="version", version=f"quizbot {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    play = sub.add_parser("play", help="take a quiz in this terminal")
+    play.add_argument("--deck", help="deck id (default: the only deck, or ask)")
+    play.add_argument("--locale", help="language of the questions, e.g. bn or en")
+    play.add_argument("--user", help="your name on the local leaderboard")
+    play.add_argument("--config", help="config file")
+
+    validate = sub.add_parser("validate", help="check deck files")
+    validate.add_argument("paths", nargs="*", help="files or folders (default: configured paths)")
+    validate.add_argument("--config", help="config file")
+
+    run = sub.add_parser("run", help="run every platform the config enables")
+    run.add_argument("--config", help="config file")
+    run.add_argument("--log-level", default="INFO")
+
+    db = sub.add_parser("db", help="database maintenance")
+    db_sub = db.add_subparsers(dest="db_command", metavar="ACTION")
+    upgrade = db_sub.add_parser("upgrade", help="apply migrations")
+    upgrade.add_argument("--config", help="config file")
+
+    sub.add_parser("schema", help="print the JSON Schema of a deck file")
+
+    discord = sub.add_parser("discord", help="Discord set-up")
+    d_sub = discord.add_subparsers(dest="discord_command", metavar="ACTION")
+    sync = d_sub.add_parser("sync", help="register the slash commands with Discord")
+    sync.add_argument("--guild", type=int, help="sync to one guild (instant) instead of globally")
+    sync.add_argument("--config", help="config file")
+    invite = d_sub.add_parser("invite", help="print the URL that adds the bot to a server")
+    invite.add_argument("--config", help="config file")
+    return p
+
+
+def _validate(config: Config, paths: Sequence[str]) -> int:
+    from bot.core.deckfile import load_decks
+
+    targets = [Path(p) for p in paths] if paths else config.question_paths
+    report = load_decks(targets)
+    for problem in report.problems:
+        print(problem)
+    if not report.ok:
+        return 1
+    print(report.summary())
+    return 0
+
+
+async def _play(config: Config, args: argparse.Namespace) -> int:
+    from bot.app import build_app
+    from bot.console.play import Terminal, play
+
+    app = await build_app(config)
+    try:
+        term = Terminal(sys.stdin, sys.stdout, sys.stderr, interactive=sys.stdin.isatty())
+        user = args.user or getpass.getuser() or "player"
+        return await play(app.quiz, term, user, args.deck, args.locale)
+    finally:
+        await app.close()
+
+
+async def _run(config: Config) -> int:
+    from bot.app import (
+        NothingToRun,
+        build_app,
+        enabled_platforms,
+        nothing_to_run_message,
+        run_platforms,
+    )
+
+    if not enabled_platforms(config):
+        print(nothing_to_run_message(config), file=sys.stderr)
+        return 1
+    app = await build_app(config)
+    try:
+        await run_platforms(app)
+    except NothingToRun as e:
+        print(e, file=sys.stderr)
+        return 1
+    finally:
+        await app.close()
+    return 0
+
+
+async def _upgrade(config: Config) -> int:
+    from bot.storage.sql import upgrade
+    from bot.storage.url import database_url
+
+    await upgrade(database_url(config.database_url, config.base_dir))
+    print("database is up to date")
+    return 0
+
+
+async def _discord(config: Config, args: argparse.Namespace) -> int:
+    if args.discord_command == "invite":
+        from bot.discord.sync import application_id_from_token, invite_url
+
+        token = config.secrets.discord_token
+        if not token:
+            print("Set DISCORD_TOKEN to print the invite URL.", file=sys.stderr)
+            return 1
+        print(invite_url(application_id_from_token(token)))
+        return 0
+    if args.discord_command == "sync":
+        from bot.app import build_app
+        from bot.discord.sync import sync_commands
+
+        if not config.secrets.discord_token:
+            print("Set DISCORD_TOKEN to sync the commands.", file=sys.stderr)
+            return 1
+        app = await build_app(config)
+        try:
+            print(await sync_commands(app, args.guild))
+        finally:
+            await app.close()
+        return 0
+    print("usage: quizbot discord sync [--guild ID] | quizbot discord invite", file=sys.stderr)
+    return 2
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "schema":
+        from bot.core.deckschema import deck_json_schema
+
+        print(json.dumps(deck_json_schema(), indent=2, ensure_ascii=False))
+        return 0
+    config = load_config(getattr(args, "config", None))
+    if args.command == "validate":
+        return _validate(config, args.paths)
+    if args.command == "play":
+        return asyncio.run(_play(config, args))
+    if args.command == "run":
+        logging.basicConfig(
+            level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
+        )
+        return asyncio.run(_run(config))
+    if args.command == "db":
+        if args.db_command != "upgrade":
+            print("usage: quizbot db upgrade", file=sys.stderr)
+            return 2
+        return asyncio.run(_upgrade(config))
+    if args.command == "discord":
+        return asyncio.run(_discord(config, args))
+    raise AssertionError(args.command)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from bot.app import DeckError
+
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    try:
+        return _dispatch(args)
+    except ConfigError as e:
+        print(f"config error: {e}", file=sys.stderr)
+        return 2
+    except DeckError as e:
+        print(e, file=sys.stderr)
+        print(
+            f"{len(e.report.problems)} problem(s) in the decks; the bot did not start.",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except ValueError as e:  # e.g. a database URL the store cannot use
+        print(f"error: {e}", file=sys.stderr)
+        return 2

@@ -1,0 +1,182 @@
+"""The config file (TOML) and the environment, validated once at start.
+
+An error names the file and the key ("config.toml: slack.port: ..."), and nothing starts.
+Secrets never live in the file: tokens come only from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+SECRET_KEYS = ("token", "secret", "signing_secret", "app_token", "bot_token", "client_secret")
+
+
+class ConfigError(Exception):
+    """A config problem a person can fix; the message says where."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class DatabaseConfig(_Section):
+    url: str = "sqlite:///quizbot.db"
+
+
+class QuestionsConfig(_Section):
+    paths: list[str] = Field(default_factory=lambda: ["questions"])
+
+
+class SlackConfig(_Section):
+    enabled: bool = False
+    mode: Literal["socket", "http"] = "socket"
+    host: str = "0.0.0.0"
+    port: int = Field(default=3000, ge=1, le=65535)
+    api_url: str = "https://slack.com/api/"
+    admins: list[str] = Field(default_factory=list)
+    """User ids treated as admins in every workspace, besides workspace admins and owners."""
+
+    @field_validator("api_url")
+    @classmethod
+    def _slash(cls, v: str) -> str:
+        if not v.startswith(("http://", "https://")):
+            raise ValueError("must be an http(s) URL")
+        return v if v.endswith("/") else v + "/"
+
+
+class DiscordConfig(_Section):
+    enabled: bool = False
+    shard_count: int | None = Field(default=None, ge=1)
+    shard_ids: list[int] | None = None
+    api_url: str | None = None
+    """Discord REST base URL override (only for tests against a local server)."""
+    gateway_url: str | None = None
+
+
+class ScheduleConfig(_Section):
+    catch_up_hours: float = Field(default=6.0, ge=0, le=48)
+    close_after_hours: float | None = Field(default=None, gt=0, le=24 * 7)
+
+
+class ConfigFile(_Section):
+    database: DatabaseConfig = Field(default_factory=DatabaseConfig)
+    questions: QuestionsConfig = Field(default_factory=QuestionsConfig)
+    slack: SlackConfig = Field(default_factory=SlackConfig)
+    discord: DiscordConfig = Field(default_factory=DiscordConfig)
+    schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+
+
+@dataclass(frozen=True)
+class Secrets:
+    slack_bot_token: str | None = None
+    slack_signing_secret: str | None = None
+    slack_app_token: str | None = None
+    slack_client_id: str | None = None
+    slack_client_secret: str | None = None
+    discord_token: str | None = None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> Secrets:
+        def get(name: str) -> str | None:
+            value = env.get(name, "").strip()
+            return value or None
+
+        return cls(
+            slack_bot_token=get("SLACK_BOT_TOKEN"),
+            slack_signing_secret=get("SLACK_SIGNING_SECRET"),
+            slack_app_token=get("SLACK_APP_TOKEN"),
+            slack_client_id=get("SLACK_CLIENT_ID"),
+            slack_client_secret=get("SLACK_CLIENT_SECRET"),
+            discord_token=get("DISCORD_TOKEN"),
+        )
+
+    def __repr__(self) -> str:
+        return "Secrets(<hidden>)"
+
+
+@dataclass(frozen=True)
+class Config:
+    file: ConfigFile
+    base_dir: Path
+    """The config file's folder: relative paths in it resolve here."""
+    source: Path | None
+    secrets: Secrets = field(default_factory=Secrets)
+
+    @property
+    def question_paths(self) -> list[Path]:
+        return [(self.base_dir / p) for p in self.file.questions.paths]
+
+    @property
+    def database_url(self) -> str:
+        return self.file.database.url
+
+
+def _where(loc: tuple[int | str, ...]) -> str:
+    return ".".join(str(p) for p in loc) or "(top level)"
+
+
+def _check_no_secrets(data: Mapping[str, object], name: str, prefix: str = "") -> None:
+    for key, value in data.items():
+        if isinstance(value, Mapping):
+            _check_no_secrets(value, name, f"{prefix}{key}.")
+        elif key.lower() in SECRET_KEYS:
+            raise ConfigError(
+                f"{name}: {prefix}{key}: secrets are read only from the environment "
+                "(SLACK_BOT_TOKEN, SLACK_SIGNING_SECRET, SLACK_APP_TOKEN, DISCORD_TOKEN); "
+                "remove it from the file"
+            )
+
+
+def parse_config(text: str, name: str, base_dir: Path, env: Mapping[str, str]) -> Config:
+    """Parses config text; `name` is used in messages."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{name}: not valid TOML: {e}") from None
+    _check_no_secrets(data, name)
+    try:
+        parsed = ConfigFile.model_validate(data)
+    except ValidationError as e:
+        first = e.errors()[0]
+        msg = first["msg"]
+        if first["type"] == "extra_forbidden":
+            msg = "unknown key"
+        raise ConfigError(f"{name}: {_where(first['loc'])}: {msg}") from None
+    return Config(parsed, base_dir, None, Secrets.from_env(env))
+
+
+def find_config(cli_path: str | None, env: Mapping[str, str], cwd: Path) -> Path | None:
+    """--config PATH, else $QUIZBOT_CONFIG, else ./config.toml, else None (built-in defaults)."""
+    if cli_path:
+        return Path(cli_path)
+    if env.get("QUIZBOT_CONFIG"):
+        return Path(env["QUIZBOT_CONFIG"])
+    local = cwd / "config.toml"
+    return local if local.is_file() else None
+
+
+def load_config(
+    cli_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> Config:
+    env = os.environ if env is None else env
+    cwd = cwd or Path.cwd()
+    path = find_config(cli_path, env, cwd)
+    if path is None:
+        return Config(ConfigFile(), cwd, None, Secrets.from_env(env))
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such config file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read: {e}") from None
+    config = parse_config(text, str(path), path.resolve().parent, env)
+    return Config(config.file, config.base_dir, path, config.secrets)

@@ -1,0 +1,1 @@
+"""The terminal quiz: `quizbot play`."""

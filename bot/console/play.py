@@ -1,0 +1,175 @@
+"""`quizbot play`: a run through a deck in the terminal, on the server "local".
+
+Reads one letter per question from standard input, so it works piped as well as on a TTY.
+`q` or end of input stops; the run is kept and the next `quizbot play` resumes it.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass
+from typing import TextIO
+
+from bot.core.actor import Actor
+from bot.core.deck import Deck, pick
+from bot.core.errors import QuizError
+from bot.core.leaderboard import Period
+from bot.core.quiz import Quiz
+from bot.core.run import RunStep, RunSummary
+from bot.locales import text
+from bot.messages import (
+    AnswerMessage,
+    QuestionMessage,
+    error_text,
+    feedback_message,
+    leaderboard_message,
+    step_message,
+    summary_message,
+)
+
+LOCAL_SERVER = "local"
+WIDTH = 78
+
+
+@dataclass
+class Terminal:
+    stdin: TextIO
+    stdout: TextIO
+    stderr: TextIO
+    interactive: bool
+
+    def say(self, line: str = "") -> None:
+        self.stdout.write(line + "\n")
+
+    def wrapped(self, body: str, indent: str = "", hang: str | None = None) -> None:
+        """Prints `body` wrapped to the terminal width; `hang` indents continuation lines."""
+        rest = indent if hang is None else hang
+        for para in body.splitlines() or [""]:
+            filled = textwrap.fill(
+                para, WIDTH, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False
+            )
+            self.say(filled or indent)
+
+    def ask(self, prompt: str) -> str | None:
+        """One line of input; None at end of input."""
+        self.stdout.write(prompt)
+        self.stdout.flush()
+        line = self.stdin.readline()
+        if line == "":
+            if self.interactive:
+                self.say()
+            return None
+        if not self.interactive:
+            self.say(line.rstrip("\n"))  # echo piped answers so the transcript reads well
+        return line.strip()
+
+
+def choose_deck(quiz: Quiz, term: Terminal, deck_id: str | None, locale: str) -> Deck | None:
+    """--deck, else the only deck; several decks: ask on a TTY, the first by id when piped."""
+    if deck_id:
+        return quiz.deck(deck_id)
+    decks = list(quiz.decks)
+    if len(decks) <= 1 or not term.interactive:
+        return quiz.deck(None)
+    for i, d in enumerate(decks, 1):
+        term.say(f"{i}. {d.id}: {pick(d.title, locale)} ({len(d)})")
+    while True:
+        answer = term.ask(text(locale, "play.choose_deck"))
+        if answer is None or answer.lower() == "q":
+            return None
+        if answer.isdigit() and 1 <= int(answer) <= len(decks):
+            return decks[int(answer) - 1]
+        if quiz.decks.get(answer):
+            return quiz.deck(answer)
+
+
+def show_question(term: Terminal, msg: QuestionMessage) -> None:
+    term.say()
+    term.say(msg.header)
+    if msg.footer:
+        term.say(msg.footer)
+    term.wrapped(msg.question)
+    for c in msg.choices:
+        term.wrapped(f"{c.letter}. {c.text}", "   ", "      ")
+
+
+def show_feedback(term: Terminal, msg: AnswerMessage) -> None:
+    term.say(msg.headline)
+    term.wrapped(msg.answer)
+    if msg.why:
+        term.wrapped(msg.why)
+    term.wrapped(msg.explanation)
+
+
+def read_letter(term: Terminal, letters: str, locale: str) -> int | None:
+    """The index of the letter typed; None to stop. Anything else is asked again."""
+    shown = ", ".join(letters)
+    while True:
+        answer = term.ask(text(locale, "play.prompt", letters=shown))
+        if answer is None or answer.lower() in ("q", "quit", "exit"):
+            return None
+        if len(answer) == 1 and answer.upper() in letters:
+            return letters.index(answer.upper())
+        term.say(text(locale, "play.invalid", letters=shown))
+
+
+async def show_summary(quiz: Quiz, actor: Actor, term: Terminal, summary: RunSummary) -> None:
+    msg = summary_message(summary)
+    term.say()
+    term.say(msg.header)
+    term.say(msg.score)
+    term.say(msg.points)
+    for line in msg.review:
+        term.wrapped(line)
+    board = await quiz.leaderboard(actor, Period.ALL)
+    shown = leaderboard_message(board, lambda user: user, {d.id: d for d in quiz.decks})
+    term.say()
+    term.say(text(summary.locale, "play.local_board"))
+    for line in shown.lines:
+        term.say(f"  {line}")
+    if shown.you:
+        term.say(f"  {shown.you}")
+
+
+async def play(
+    quiz: Quiz,
+    term: Terminal,
+    user: str,
+    deck_id: str | None = None,
+    locale: str | None = None,
+) -> int:
+    """Plays one run; returns the exit status. Refusals (an unknown deck) print a message."""
+    actor = Actor(server_id=LOCAL_SERVER, user_id=user, is_admin=True, locale=locale)
+    ui = await quiz.ui_locale(actor)
+    try:
+        return await _play(quiz, term, actor, deck_id, locale, ui)
+    except QuizError as e:
+        term.stderr.write(error_text(e, ui) + "\n")
+        return 1
+
+
+async def _play(
+    quiz: Quiz, term: Terminal, actor: Actor, deck_id: str | None, locale: str | None, ui: str
+) -> int:
+    deck = choose_deck(quiz, term, deck_id, ui)
+    if deck is None:
+        return 0
+    loc = deck.locale_or_default(locale) if locale else await quiz.reply_locale(actor, deck)
+    term.say(pick(deck.title, loc))
+    if deck.description:
+        term.wrapped(pick(deck.description, loc))
+    step: RunStep | RunSummary | None = await quiz.start_run(actor, deck.id)
+    while isinstance(step, RunStep):
+        show_question(term, step_message(step))
+        letters = "".join(c.letter for c in step.choices)
+        index = read_letter(term, letters, loc)
+        if index is None:
+            term.say()
+            term.say(text(loc, "play.stopped"))
+            return 0
+        fb = await quiz.run_answer(actor, step.run.id, step.question.id, index)
+        show_feedback(term, feedback_message(fb))
+        step = fb.next if fb.next is not None else fb.summary
+    if isinstance(step, RunSummary):
+        await show_summary(quiz, actor, term, step)
+    return 0

@@ -1,0 +1,87 @@
+"""Config: defaults, resolution order, and errors that name the file and the key."""
+
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, load_config
+
+
+def write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "config.toml"
+    path.write_text(body, encoding="utf-8")
+    return path
+
+
+def test_defaults_without_a_file(tmp_path: Path) -> None:
+    config = load_config(None, env={}, cwd=tmp_path)
+    assert config.source is None
+    assert config.database_url == "sqlite:///quizbot.db"
+    assert config.question_paths == [tmp_path / "questions"]
+    assert not config.file.slack.enabled
+    assert not config.file.discord.enabled
+
+
+def test_paths_resolve_against_the_config_folder(tmp_path: Path) -> None:
+    sub = tmp_path / "etc"
+    sub.mkdir()
+    path = write(sub, '[questions]\npaths = ["decks", "/abs/decks"]\n')
+    config = load_config(str(path), env={}, cwd=tmp_path)
+    assert config.question_paths == [sub / "decks", Path("/abs/decks")]
+    assert config.base_dir == sub
+
+
+def test_resolution_order(tmp_path: Path) -> None:
+    local = write(tmp_path, "[slack]\nport = 4000\n")
+    other = tmp_path / "other.toml"
+    other.write_text("[slack]\nport = 5000\n", encoding="utf-8")
+    assert load_config(None, env={}, cwd=tmp_path).source == local
+    assert (
+        load_config(None, env={"QUIZBOT_CONFIG": str(other)}, cwd=tmp_path).file.slack.port == 5000
+    )
+    chosen = load_config(str(local), env={"QUIZBOT_CONFIG": str(other)}, cwd=tmp_path)
+    assert chosen.file.slack.port == 4000
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[slack]\nport = 70000\n", "slack.port: Input should be less than or equal to 65535"),
+        ("[slack]\nmode = 'websocket'\n", "slack.mode: Input should be 'socket' or 'http'"),
+        ("[slack]\nprot = 3000\n", "slack.prot: unknown key"),
+        ("[databse]\nurl = 'x'\n", "databse: unknown key"),
+        ("[slack]\ntoken = 'xoxb-1'\n", "slack.token: secrets are read only from the environment"),
+        ("[slack\n", "not valid TOML"),
+        (
+            "[discord]\nshard_count = 0\n",
+            "discord.shard_count: Input should be greater than or equal to 1",
+        ),
+    ],
+)
+def test_errors_name_the_file_and_key(tmp_path: Path, body: str, message: str) -> None:
+    path = write(tmp_path, body)
+    with pytest.raises(ConfigError) as err:
+        load_config(str(path), env={}, cwd=tmp_path)
+    assert str(err.value).startswith(f"{path}: ")
+    assert message in str(err.value)
+
+
+def test_missing_file_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"nope\.toml: no such config file"):
+        load_config(str(tmp_path / "nope.toml"), env={}, cwd=tmp_path)
+
+
+def test_secrets_come_from_the_environment_and_never_print(tmp_path: Path) -> None:
+    config = load_config(
+        None, env={"DISCORD_TOKEN": "abc.def", "SLACK_BOT_TOKEN": " "}, cwd=tmp_path
+    )
+    assert config.secrets.discord_token == "abc.def"
+    assert config.secrets.slack_bot_token is None
+    assert "abc.def" not in repr(config)
+
+
+def test_the_example_config_is_valid_and_equals_the_defaults(tmp_path: Path) -> None:
+    example = Path(__file__).parent.parent / "config.example.toml"
+    config = load_config(str(example), env={}, cwd=tmp_path)
+    defaults = load_config(None, env={}, cwd=tmp_path)
+    assert config.file == defaults.file

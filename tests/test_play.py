@@ -1,0 +1,183 @@
+"""`quizbot play` as a person uses it: a real process, answers typed into its standard input."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+SEED = ROOT / "questions" / "model-pipeline-parallelism.yaml"
+PROMPT = re.compile(r"\(([A-E](?:, [A-E])*), [^)]*\): $")
+
+
+class Player:
+    """Drives `quizbot play` one prompt at a time."""
+
+    def __init__(self, tmp_path: Path, *args: str) -> None:
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'[database]\nurl = "sqlite:///{tmp_path / "play.db"}"\n'
+            f'[questions]\npaths = ["{ROOT / "questions"}"]\n',
+            encoding="utf-8",
+        )
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "play", "--config", str(config), *args],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=tmp_path,
+        )
+        self.out = ""
+
+    def until_prompt(self, timeout: float = 30) -> str | None:
+        """Reads until the next answer prompt; returns the screen since the last one."""
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        start = len(self.out)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if PROMPT.search(self.out[start:]):
+                return self.out[start:]
+            ready, _, _ = select.select([fd], [], [], 0.5)
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return None
+                self.out += chunk.decode("utf-8")
+        raise AssertionError(f"no prompt within {timeout}s; output so far:\n{self.out}")
+
+    def type(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write((line + "\n").encode())
+        self.proc.stdin.flush()
+
+    def finish(self) -> tuple[int, str, str]:
+        stdout, stderr = self.proc.communicate(timeout=30)
+        self.out += stdout.decode("utf-8")
+        return self.proc.returncode, self.out, stderr.decode("utf-8")
+
+
+def seed(locale: str) -> list[dict[str, str]]:
+    """The seed deck's questions read straight from the YAML: the test's own answer key."""
+    data = yaml.safe_load(SEED.read_text(encoding="utf-8"))
+    out = []
+    for q in data["questions"]:
+        right = q["choices"][q["answer"]]
+        right_text = right.get("text", right)
+        out.append(
+            {
+                "text": q["text"][locale],
+                "right": right_text[locale],
+                "explanation": q["explanation"][locale],
+            }
+        )
+    return out
+
+
+def right_letter(screen: str, right: str) -> str:
+    """The letter shown for the right choice; choices may wrap onto indented lines."""
+    choices: dict[str, str] = {}
+    letter = None
+    for line in screen.splitlines():
+        m = re.match(r"   ([A-E])\. (.*)", line)
+        if m:
+            letter = m.group(1)
+            choices[letter] = m.group(2)
+        elif letter and line.startswith("      "):
+            choices[letter] += " " + line.strip()
+        else:
+            letter = None
+    for letter, shown in choices.items():
+        if flat(shown) == flat(right):
+            return letter
+    raise AssertionError(f"the right choice {right!r} is not on screen:\n{screen}")
+
+
+def flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.mark.parametrize(("locale", "score"), [("en", "8/8"), ("bn", "৮/৮")])
+def test_all_right_shows_every_explanation_and_full_score(
+    tmp_path: Path, locale: str, score: str
+) -> None:
+    questions = seed(locale)
+    player = Player(tmp_path, "--locale", locale, "--user", "tester")
+    for q in questions:
+        screen = player.until_prompt()
+        assert screen is not None
+        assert flat(q["text"]) in flat(screen)
+        player.type(right_letter(screen, q["right"]))
+    code, out, err = player.finish()
+    assert code == 0, err
+    assert err == ""
+    for q in questions:
+        assert flat(q["explanation"]) in flat(out)
+    assert score in out
+    assert "tester" in out.split(score, 1)[1]  # the local leaderboard lists the player
+
+
+def test_bad_input_is_asked_again_and_q_keeps_progress(tmp_path: Path) -> None:
+    questions = seed("en")
+    player = Player(tmp_path, "--locale", "en", "--user", "tester")
+    screen = player.until_prompt()
+    assert screen is not None
+    player.type("Z")
+    screen2 = player.until_prompt()
+    assert screen2 is not None and "Please type one of" in screen2
+    player.type(right_letter(screen, questions[0]["right"]))
+    assert player.until_prompt() is not None
+    player.type("q")
+    code, out, err = player.finish()
+    assert (code, err) == (0, "")
+    assert "progress is kept" in out
+
+    resumed = Player(tmp_path, "--locale", "en", "--user", "tester")
+    screen = resumed.until_prompt()
+    assert screen is not None
+    assert "Picking up where you left off." in screen
+    assert flat(questions[1]["text"]) in flat(screen)
+    code, out, err = resumed.finish()  # closes its input: end of input stops cleanly
+    assert (code, err) == (0, "")
+
+
+def test_piped_input_all_at_once(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[database]\nurl = "sqlite:///{tmp_path / "p.db"}"\n'
+        f'[questions]\npaths = ["{ROOT / "questions"}"]\n',
+        encoding="utf-8",
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--config", str(config), "--user", "pipe"],
+        input=b"a\nb\nc\nd\na\nb\nc\nd\n",
+        capture_output=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    out = proc.stdout.decode()
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert re.search(r"আপনার স্কোর: [০-৮]/৮", out)  # the deck's first locale is Bengali
+    assert "Traceback" not in proc.stderr.decode()
+
+
+def test_unknown_deck_is_a_message_not_a_traceback(tmp_path: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--deck", "nope"],
+        input=b"",
+        capture_output=True,
+        timeout=60,
+        cwd=ROOT,
+    )
+    err = proc.stderr.decode()
+    assert proc.returncode != 0
+    assert "Traceback" not in err
+    assert "nope" in err
