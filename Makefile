@@ -23,7 +23,7 @@ run: $(STAMP)
 	fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check bot tests bench
+	$(BIN)/ruff check
 	$(BIN)/mypy
 
 # Every test (SQLite and PostgreSQL), plus ruff and mypy.
