@@ -129,7 +129,7 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
     q = result.view.question
     if result.status is AnswerStatus.CLOSED:
         headline = text(loc, "reply.closed")
-    elif result.status is AnswerStatus.DUPLICATE:
+    elif result.status is AnswerStatus.DUPLICATE and not result.replay:
         headline = text(loc, "reply.duplicate", letter=result.letter)
     else:
         headline = text(loc, "reply.right" if result.correct else "reply.wrong")
@@ -156,7 +156,7 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
             answered=totals.answered,
         ),
         streak=text(loc, "reply.streak", days=result.streak) if result.streak >= 2 else None,
-        switch_label=text(other, "reply.show_in", language=language_name(other)) if other else None,
+        switch_label=text(other, "reply.show_in") if other else None,
         switch_locale=other,
     )
 
@@ -180,7 +180,7 @@ def feedback_message(fb: RunFeedback, locale: str | None = None) -> AnswerMessag
         why=why,
         totals=None,
         streak=None,
-        switch_label=text(other, "reply.show_in", language=language_name(other)) if other else None,
+        switch_label=text(other, "reply.show_in") if other else None,
         switch_locale=other,
     )
 

@@ -21,6 +21,8 @@ class AnswerResult:
     other_locale: str | None
     totals: Totals
     streak: int = 0
+    replay: bool = False
+    """The reply shown again (in another language): it reads as the original did."""
 
     @property
     def correct(self) -> bool:

@@ -7,7 +7,7 @@ and returns a result object for the adapter to render. Refusals are `QuizError`s
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bot.core.actor import Actor
 from bot.core.answer import AnswerResult
@@ -177,7 +177,8 @@ class Quiz:
         choice = await self.store.post_answer_of(post_id, actor.user_id)
         if choice is None:
             raise QuizError("not_answered")
-        return await self._answer_result(actor, view, AnswerStatus.DUPLICATE, choice, locale)
+        result = await self._answer_result(actor, view, AnswerStatus.DUPLICATE, choice, locale)
+        return replace(result, replay=True)
 
     async def _answer_result(
         self,

@@ -21,11 +21,17 @@ from bot.storage.url import database_url
 config = context.config
 
 
+def _ours(name: str | None, type_: str, parents: object) -> bool:
+    """slack_sdk creates its OAuth tables (slack_*) itself: autogenerate must leave them be."""
+    return not (type_ == "table" and name is not None and name.startswith("slack_"))
+
+
 def _run(connection: Connection) -> None:
     context.configure(
         connection=connection,
         target_metadata=metadata,
         render_as_batch=connection.dialect.name == "sqlite",  # SQLite ALTERs copy the table
+        include_name=_ours,
     )
     with context.begin_transaction():
         context.run_migrations()
@@ -55,6 +61,7 @@ if context.is_offline_mode():
         url=url,
         target_metadata=metadata,
         literal_binds=True,
+        include_name=_ours,
         dialect_opts={"paramstyle": "named"},
         render_as_batch=url.startswith("sqlite"),
     )
