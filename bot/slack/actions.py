@@ -1,0 +1,85 @@
+"""Button action ids and values: what a click carries, and reading it back safely.
+
+A value is never trusted: anything that does not parse (stale, tampered, malformed) is None,
+and the click gets the polite `error.stale_click` reply.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ANSWER = "quiz_answer_{letter}"
+RUN = "quiz_run_{letter}"
+LOCALE = "quiz_locale"
+RESET_YES = "quiz_reset_yes"
+RESET_NO = "quiz_reset_no"
+
+ANSWER_IDS = re.compile(r"^quiz_answer_[A-E]$")
+RUN_IDS = re.compile(r"^quiz_run_[A-E]$")
+RESET_IDS = re.compile(r"^quiz_reset_(?:yes|no)$")
+ANY = re.compile(r".*")
+
+_ID = r"(\d{1,18})"  # fits a 64-bit integer column
+_POST = re.compile(rf"p:{_ID}:(\d)")
+_RUN = re.compile(rf"r:{_ID}:([a-z0-9][a-z0-9-]{{0,199}}):(\d)")
+_LOCALE = re.compile(rf"l:{_ID}:([a-z]{{2,3}}(?:-[A-Za-z0-9]{{2,4}}){{0,2}})")
+
+
+@dataclass(frozen=True)
+class PostClick:
+    post_id: int
+    shown: int
+    """The button's position: 0 is A."""
+
+
+@dataclass(frozen=True)
+class RunClick:
+    run_id: int
+    question_id: str
+    shown: int
+
+
+@dataclass(frozen=True)
+class LocaleClick:
+    post_id: int
+    locale: str
+
+
+def post_value(post_id: int, shown: int) -> str:
+    return f"p:{post_id}:{shown}"
+
+
+def run_value(run_id: int, question_id: str, shown: int) -> str:
+    return f"r:{run_id}:{question_id}:{shown}"
+
+
+def locale_value(post_id: int, locale: str) -> str:
+    return f"l:{post_id}:{locale}"
+
+
+def parse_post(value: object) -> PostClick | None:
+    match = _POST.fullmatch(value) if isinstance(value, str) else None
+    return PostClick(int(match[1]), int(match[2])) if match else None
+
+
+def parse_run(value: object) -> RunClick | None:
+    match = _RUN.fullmatch(value) if isinstance(value, str) else None
+    return RunClick(int(match[1]), match[2], int(match[3])) if match else None
+
+
+def parse_locale(value: object) -> LocaleClick | None:
+    match = _LOCALE.fullmatch(value) if isinstance(value, str) else None
+    return LocaleClick(int(match[1]), match[2]) if match else None
+
+
+def well_formed(body: dict[str, object]) -> bool:
+    """False for a block_actions payload whose `actions` bolt's matchers would choke on."""
+    if body.get("type") != "block_actions":
+        return True
+    acts = body.get("actions")
+    return (
+        isinstance(acts, list)
+        and len(acts) > 0
+        and all(isinstance(a, dict) and isinstance(a.get("action_id"), str) for a in acts)
+    )

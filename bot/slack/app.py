@@ -1,0 +1,183 @@
+"""Builds the slack-bolt AsyncApp and registers its listeners.
+
+Every listener acks first (Slack wants it within 3 s; bolt answers the HTTP request or the
+socket envelope as soon as `ack()` is called), then does its one core call in the background.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.context.ack.async_ack import AsyncAck
+from slack_bolt.context.async_context import AsyncBoltContext
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_bolt.middleware.async_middleware import AsyncMiddleware
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+
+from bot.app import App
+from bot.core.errors import QuizError
+from bot.core.quiz import Quiz
+from bot.slack import actions
+from bot.slack.clicks import Click, Clicks
+from bot.slack.client import web_client
+from bot.slack.commands import Commands, Request, parse
+from bot.slack.dedup import SeenEvents
+from bot.slack.home import publish_home
+from bot.slack.identity import Admins, actor_of
+from bot.slack.oauth import OAuth, oauth
+from bot.slack.posts import Posts
+from bot.slack.replies import guarded
+from bot.storage.sql import store_engine
+from bot.storage.url import database_url
+
+log = logging.getLogger("quizbot.slack")
+COMMAND = "/quiz"
+
+
+class SlackSetupError(Exception):
+    """A missing secret or setting; the message says what to set."""
+
+
+@dataclass
+class SlackBot:
+    bolt: AsyncApp
+    posts: Posts
+    oauth: OAuth | None
+    signing_secret: str
+
+    async def prepare(self) -> None:
+        """Creates the OAuth tables when distributing (a no-op otherwise)."""
+        if self.oauth is not None:
+            await self.oauth.prepare()
+
+    async def close(self) -> None:
+        await self.posts.flush()
+        if self.oauth is not None:
+            await self.oauth.close()
+
+
+def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
+    """The Slack bot for `app`: one workspace with SLACK_BOT_TOKEN, or OAuth distribution
+    with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (installations in the project's database)."""
+    settings = app.config.file.slack
+    secrets = app.config.secrets
+    distribution: OAuth | None = None
+    if secrets.slack_client_id and secrets.slack_client_secret:
+        engine = store_engine(database_url(app.config.database_url, app.config.base_dir))
+        distribution = oauth(secrets.slack_client_id, secrets.slack_client_secret, engine)
+        client = web_client(settings.api_url)
+    elif secrets.slack_bot_token:
+        client = web_client(settings.api_url, secrets.slack_bot_token)
+    else:
+        raise SlackSetupError(
+            "Slack needs SLACK_BOT_TOKEN (one workspace), or SLACK_CLIENT_ID and "
+            "SLACK_CLIENT_SECRET (OAuth distribution) in the environment"
+        )
+    bolt = AsyncApp(
+        name="quizbot",
+        logger=logging.getLogger("quizbot.slack.bolt"),
+        signing_secret=secrets.slack_signing_secret or "",
+        client=client,
+        oauth_settings=distribution.settings if distribution else None,
+        # bolt takes an AsyncAuthorize instance here too (its annotation says callable only)
+        authorize=distribution.authorize if distribution else None,  # type: ignore[arg-type]
+    )
+    posts = Posts(app.quiz, app.clock, refresh_interval)
+    _register(bolt, app.quiz, posts, Admins(settings.admins))
+    return SlackBot(bolt, posts, distribution, secrets.slack_signing_secret or "")
+
+
+ClickHandler = Callable[[Click], Awaitable[None]]
+
+
+class MalformedActions(AsyncMiddleware):
+    """A block_actions payload bolt's matchers would crash on gets the stale-click reply.
+
+    A class, not a middleware function: bolt builds a function's arguments (`action` among
+    them) from the body before calling it, and that is what crashes.
+    """
+
+    def __init__(self, quiz: Quiz) -> None:
+        self._quiz = quiz
+
+    async def async_process(
+        self,
+        *,
+        req: AsyncBoltRequest,
+        resp: BoltResponse,
+        next: Callable[[], Awaitable[BoltResponse]],
+    ) -> BoltResponse | None:
+        if actions.well_formed(req.body):
+            return await next()
+
+        async def refuse() -> None:
+            raise QuizError("stale_click")
+
+        await guarded(self._quiz, req.context.respond, actor_of(req.context), refuse)
+        return BoltResponse(status=200, body="")
+
+
+def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins) -> None:
+    commands = Commands(quiz, posts)
+    clicks = Clicks(quiz, posts)
+
+    async def on_command(
+        ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, respond: AsyncRespond
+    ) -> None:
+        await ack()
+        cmd = parse(str(body.get("text") or ""))
+        actor = actor_of(context)
+        channel = body.get("channel_id")
+
+        async def work() -> None:
+            if actor is None or not isinstance(channel, str) or not channel:
+                raise QuizError("generic")
+            who = await admins.check(context.client, actor) if cmd.needs_admin_check else actor
+            await commands.run(Request(who, channel, context.client, respond), cmd)
+
+        await guarded(quiz, respond, actor, work)
+
+    def on_click(handle: ClickHandler, *, admin: bool = False) -> Callable[..., Awaitable[None]]:
+        async def listener(
+            ack: AsyncAck,
+            action: dict[str, Any],
+            context: AsyncBoltContext,
+            respond: AsyncRespond,
+        ) -> None:
+            await ack()
+            actor = actor_of(context)
+
+            async def work() -> None:
+                if actor is None:
+                    raise QuizError("stale_click")
+                who = await admins.check(context.client, actor) if admin else actor
+                await handle(Click(who, action.get("value"), context.client, respond))
+
+            await guarded(quiz, respond, actor, work)
+
+        return listener
+
+    async def on_home(event: dict[str, Any], context: AsyncBoltContext) -> None:
+        actor = actor_of(context)
+        if actor is None or event.get("tab", "home") != "home":
+            return
+        try:
+            await publish_home(quiz, context.client, actor)
+        except Exception:
+            log.exception("App Home for %s failed", actor.user_id)
+
+    bolt.middleware(SeenEvents())
+    bolt.middleware(MalformedActions(quiz))
+    bolt.command(COMMAND)(on_command)
+    bolt.action(actions.ANSWER_IDS)(on_click(clicks.answer))
+    bolt.action(actions.LOCALE)(on_click(clicks.switch_locale))
+    bolt.action(actions.RUN_IDS)(on_click(clicks.run_answer))
+    bolt.action(actions.RESET_YES)(on_click(clicks.reset, admin=True))
+    bolt.action(actions.RESET_NO)(on_click(clicks.cancel_reset))
+    bolt.action(actions.ANY)(on_click(clicks.unknown))  # last: whatever no listener above took
+    bolt.event("app_home_opened")(on_home)

@@ -1,0 +1,237 @@
+"""Block Kit from `bot.messages` pieces, built with slack_sdk's block models.
+
+The models check Slack's limits in `to_dict()`, so a payload that Slack would refuse fails
+here first. Deck and user text is escaped for mrkdwn; mentions come from `mrkdwn.placeholder`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    Block,
+    ButtonElement,
+    ContextBlock,
+    DividerBlock,
+    HeaderBlock,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+from slack_sdk.models.views import View
+
+from bot import messages
+from bot.core.answer import AnswerResult
+from bot.core.post import PostView, Reveal
+from bot.core.run import RunFeedback, RunStep, RunSummary
+from bot.locales import text
+from bot.slack import actions
+from bot.slack.mrkdwn import clip, escape, has_mention, with_mentions
+
+SECTION_LIMIT = 3000
+CONTEXT_LIMIT = 2000
+HEADER_LIMIT = 150
+BUTTON_LIMIT = 75
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A message: its blocks and the top-level `text` fallback (notifications, screen readers)."""
+
+    text: str
+    blocks: Sequence[Block]
+
+    def payload(self) -> dict[str, Any]:
+        """`text` and `blocks` as the Web API takes them; raises if a block breaks a limit."""
+        return {"text": self.text, "blocks": [b.to_dict() for b in self.blocks]}
+
+
+def _header(plain: str) -> HeaderBlock:
+    return HeaderBlock(text=PlainTextObject(text=clip(plain, HEADER_LIMIT), emoji=True))
+
+
+def _section(md: str) -> SectionBlock:
+    return SectionBlock(text=MarkdownTextObject(text=clip(md, SECTION_LIMIT)))
+
+
+def _context(md: str) -> ContextBlock:
+    return ContextBlock(elements=[MarkdownTextObject(text=clip(md, CONTEXT_LIMIT))])
+
+
+def _button(label: str, action_id: str, value: str, style: str | None = None) -> ButtonElement:
+    return ButtonElement(
+        text=PlainTextObject(text=clip(label, BUTTON_LIMIT), emoji=True),
+        action_id=action_id,
+        value=value,
+        style=style,
+    )
+
+
+def _fallback(*parts: str) -> str:
+    return clip(" ".join(escape(p) for p in parts if p), SECTION_LIMIT)
+
+
+def _question(msg: messages.QuestionMessage, buttons: list[ButtonElement]) -> list[Block]:
+    choices = "\n".join(f"*{c.letter}.* {escape(c.text)}" for c in msg.choices)
+    blocks: list[Block] = [
+        _header(msg.header),
+        _section(escape(msg.question)),
+        _section(choices),
+        ActionsBlock(block_id="quiz_choices", elements=buttons),
+    ]
+    if msg.footer:
+        blocks.append(_context(escape(msg.footer)))
+    return blocks
+
+
+def question_post(view: PostView) -> Reply:
+    """A posted question: header, question, lettered choices, a button each, "N answered"."""
+    msg = messages.post_message(view)
+    buttons = [
+        _button(
+            c.letter, actions.ANSWER.format(letter=c.letter), actions.post_value(view.post.id, i)
+        )
+        for i, c in enumerate(msg.choices)
+    ]
+    return Reply(_fallback(msg.fallback), _question(msg, buttons))
+
+
+def reveal_post(reveal: Reveal) -> Reply:
+    """A closed post: no buttons, the right choice marked, the distribution, the explanation."""
+    msg = messages.reveal_message(reveal)
+    rows = "\n".join(
+        f"*{escape(r.line)}  {escape(r.text)}*"
+        if r.right
+        else f"{escape(r.line)}  {escape(r.text)}"
+        for r in msg.rows
+    )
+    blocks: list[Block] = [
+        _header(msg.header),
+        _section(escape(msg.question)),
+        _section(f"*{escape(msg.answer)}*"),
+        _section(rows),
+        _context(escape(msg.summary)),
+        _section(escape(msg.explanation)),
+    ]
+    return Reply(_fallback(msg.fallback), blocks)
+
+
+def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
+    blocks: list[Block] = [
+        _section(f"*{escape(msg.headline)}*\n{escape(msg.answer)}"),
+        _section(escape(msg.explanation)),
+    ]
+    if msg.why:
+        blocks.append(_section(escape(msg.why)))
+    notes = [n for n in (msg.totals, msg.streak) if n]
+    if notes:
+        blocks.append(_context(escape(" · ".join(notes))))
+    return blocks
+
+
+def answer_reply(result: AnswerResult) -> Reply:
+    """The private reply to a click on a post, with the other-language button."""
+    msg = messages.answer_message(result)
+    blocks = _answer_blocks(msg)
+    if msg.switch_label and msg.switch_locale:
+        value = actions.locale_value(result.view.post.id, msg.switch_locale)
+        blocks.append(
+            ActionsBlock(
+                block_id="quiz_switch", elements=[_button(msg.switch_label, actions.LOCALE, value)]
+            )
+        )
+    return Reply(_fallback(msg.headline, msg.answer), blocks)
+
+
+def _step_blocks(step: RunStep) -> list[Block]:
+    msg = messages.step_message(step)
+    buttons = [
+        _button(
+            c.letter,
+            actions.RUN.format(letter=c.letter),
+            actions.run_value(step.run.id, step.question.id, i),
+        )
+        for i, c in enumerate(msg.choices)
+    ]
+    return _question(msg, buttons)
+
+
+def step_reply(step: RunStep) -> Reply:
+    """One question of a private run."""
+    return Reply(_fallback(messages.step_message(step).fallback), _step_blocks(step))
+
+
+def _summary_blocks(summary: RunSummary) -> list[Block]:
+    msg = messages.summary_message(summary)
+    return [
+        _header(msg.header),
+        _section(f"*{escape(msg.score)}*"),
+        _context(escape(msg.points)),
+        _section("\n".join(escape(line) for line in msg.review)),
+        _context(escape(msg.closing)),
+    ]
+
+
+def summary_reply(summary: RunSummary) -> Reply:
+    """The end of a run: the score (`8/8`), the points, the misses to review."""
+    msg = messages.summary_message(summary)
+    return Reply(_fallback(msg.header, msg.score), _summary_blocks(summary))
+
+
+def feedback_reply(feedback: RunFeedback) -> Reply:
+    """The reply to a run answer: right or wrong and why, then the next question or the summary."""
+    msg = messages.feedback_message(feedback)
+    blocks = _answer_blocks(msg)
+    if feedback.next is not None:
+        blocks += [DividerBlock(), *_step_blocks(feedback.next)]
+    elif feedback.summary is not None:
+        blocks += [DividerBlock(), *_summary_blocks(feedback.summary)]
+    return Reply(_fallback(msg.headline, msg.answer), blocks)
+
+
+def _board_blocks(msg: messages.BoardMessage) -> list[Block]:
+    title: Block = (
+        _section(f"*{with_mentions(msg.title)}*") if has_mention(msg.title) else _header(msg.title)
+    )
+    blocks: list[Block] = [title, _section("\n".join(with_mentions(line) for line in msg.lines))]
+    if msg.you:
+        blocks.append(_context(with_mentions(msg.you)))
+    return blocks
+
+
+def board_reply(msg: messages.BoardMessage) -> Reply:
+    """A leaderboard, a user's stats or the deck list; users as mentions."""
+    fallback = clip(" ".join(with_mentions(p) for p in (msg.title, *msg.lines)), SECTION_LIMIT)
+    return Reply(fallback, _board_blocks(msg))
+
+
+def text_reply(message: str) -> Reply:
+    """Plain UI text (help, confirmations, errors) as one section."""
+    return Reply(_fallback(message), [_section(escape(message))])
+
+
+def reset_confirm(locale: str) -> Reply:
+    """The confirm step before a new season: "Start a new season" / "Cancel"."""
+    question = text(locale, "reset.confirm")
+    buttons = [
+        _button(text(locale, "reset.yes"), actions.RESET_YES, "reset", style="danger"),
+        _button(text(locale, "reset.no"), actions.RESET_NO, "cancel"),
+    ]
+    return Reply(
+        _fallback(question),
+        [_section(escape(question)), ActionsBlock(block_id="quiz_reset", elements=buttons)],
+    )
+
+
+def home_view(board: messages.BoardMessage, stats: messages.BoardMessage, locale: str) -> View:
+    """The App Home tab: this week's leaderboard and the viewer's own stats."""
+    blocks = [
+        *_board_blocks(board),
+        DividerBlock(),
+        *_board_blocks(stats),
+        _context(escape(text(locale, "slack.home_hint"))),
+    ]
+    return View(type="home", blocks=blocks)

@@ -1,0 +1,157 @@
+"""`/quiz ...`: the words after the command, parsed into one core call and its reply."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot import messages
+from bot.core.actor import Actor
+from bot.core.errors import QuizError
+from bot.core.leaderboard import Period
+from bot.core.quiz import Quiz
+from bot.core.run import RunStep
+from bot.locales import language_name, text
+from bot.slack import blocks
+from bot.slack.mrkdwn import placeholder, user_of
+from bot.slack.posts import Posts
+from bot.slack.replies import private
+
+
+@dataclass(frozen=True)
+class Command:
+    name: str
+    """The subcommand, lowercased (or whatever unknown word was typed first)."""
+    args: tuple[str, ...] = ()
+
+    @property
+    def needs_admin_check(self) -> bool:
+        """Whether the answer depends on the caller being an admin (users.info is asked)."""
+        if self.name in ("close", "reset"):
+            return True
+        return self.name == "language" and any(a.lower() == "server" for a in self.args[1:])
+
+    def arg(self, i: int) -> str | None:
+        return self.args[i] if i < len(self.args) else None
+
+
+def parse(text_after_command: str) -> Command:
+    """`/quiz leaderboard month` -> Command("leaderboard", ("month",)); empty -> help."""
+    words = text_after_command.split()
+    if not words:
+        return Command("help")
+    return Command(words[0].lower(), tuple(words[1:]))
+
+
+def _lower(word: str | None) -> str | None:
+    return word.lower() if word else None
+
+
+@dataclass(frozen=True)
+class Request:
+    """One slash command, as the handlers need it."""
+
+    actor: Actor
+    channel_id: str
+    client: AsyncWebClient
+    respond: AsyncRespond | None
+
+
+class Commands:
+    """One method per subcommand; each makes one core call and sends its reply."""
+
+    def __init__(self, quiz: Quiz, posts: Posts) -> None:
+        self._quiz = quiz
+        self._posts = posts
+        self._handlers: dict[str, Callable[[Request, Command], Awaitable[None]]] = {
+            "post": self._post,
+            "start": self._start,
+            "leaderboard": self._leaderboard,
+            "stats": self._stats,
+            "decks": self._decks,
+            "language": self._language,
+            "schedule": self._schedule,
+            "close": self._close,
+            "reset": self._reset,
+            "help": self._help,
+        }
+
+    async def run(self, req: Request, cmd: Command) -> None:
+        await self._handlers.get(cmd.name, self._unknown)(req, cmd)
+
+    async def _say(self, req: Request, message: str) -> None:
+        await private(req.respond, blocks.text_reply(message))
+
+    async def _locale(self, req: Request) -> str:
+        return await self._quiz.ui_locale(req.actor)
+
+    async def _post(self, req: Request, cmd: Command) -> None:
+        view = await self._quiz.post(
+            req.actor, req.channel_id, _lower(cmd.arg(0)), _lower(cmd.arg(1))
+        )
+        await self._posts.publish(req.client, view)
+
+    async def _close(self, req: Request, cmd: Command) -> None:
+        reveal = await self._quiz.close(req.actor, channel_id=req.channel_id)
+        await self._posts.reveal(req.client, reveal)
+        await self._say(req, text(await self._locale(req), "close.done"))
+
+    async def _start(self, req: Request, cmd: Command) -> None:
+        result = await self._quiz.start_run(req.actor, _lower(cmd.arg(0)))
+        if isinstance(result, RunStep):
+            await private(req.respond, blocks.step_reply(result))
+        else:
+            await private(req.respond, blocks.summary_reply(result))
+
+    async def _leaderboard(self, req: Request, cmd: Command) -> None:
+        first, deck = _lower(cmd.arg(0)), _lower(cmd.arg(1))
+        period = Period.parse(first)
+        if period is None and first is not None and self._quiz.decks.get(first) is not None:
+            period, deck = Period.WEEK, first  # `leaderboard DECK`: this week in that deck
+        if period is None:
+            raise QuizError("unknown_period", period=first)
+        board = await self._quiz.leaderboard(req.actor, period, deck)
+        decks = {d.id: d for d in self._quiz.decks}
+        reply = blocks.board_reply(messages.leaderboard_message(board, placeholder, decks))
+        await private(req.respond, reply)
+
+    async def _stats(self, req: Request, cmd: Command) -> None:
+        word = cmd.arg(0)
+        user = user_of(word) if word else None
+        if word and user is None:
+            await self._say(req, text(await self._locale(req), "slack.unknown_user"))
+            return
+        stats = await self._quiz.stats(req.actor, user)
+        await private(req.respond, blocks.board_reply(messages.stats_message(stats, placeholder)))
+
+    async def _decks(self, req: Request, cmd: Command) -> None:
+        msg = messages.decks_message(self._quiz.decks, await self._locale(req))
+        await private(req.respond, blocks.board_reply(msg))
+
+    async def _language(self, req: Request, cmd: Command) -> None:
+        if not cmd.args:
+            await self._help(req, cmd)
+            return
+        server = _lower(cmd.arg(1)) == "server"
+        chosen = await self._quiz.set_language(req.actor, cmd.args[0], server=server)
+        key = "language.set_server" if server else "language.set_user"
+        await self._say(req, text(chosen, key, language=language_name(chosen)))
+
+    async def _schedule(self, req: Request, cmd: Command) -> None:
+        raise QuizError("schedule_soon")  # the daily-question issue adds `schedule`
+
+    async def _reset(self, req: Request, cmd: Command) -> None:
+        if not req.actor.is_admin:
+            raise QuizError("admin_only")
+        await private(req.respond, blocks.reset_confirm(await self._locale(req)))
+
+    async def _help(self, req: Request, cmd: Command) -> None:
+        await self._say(req, messages.help_text(await self._locale(req)))
+
+    async def _unknown(self, req: Request, cmd: Command) -> None:
+        locale = await self._locale(req)
+        unknown = messages.error_text(QuizError("unknown_command", command=cmd.name), locale)
+        await self._say(req, f"{unknown}\n\n{messages.help_text(locale)}")

@@ -1,0 +1,51 @@
+"""Events API de-duplication: Slack retries an event (X-Slack-Retry-Num) it thinks was lost.
+
+The seen event ids are kept in memory, bounded in count and age. That covers Slack's retries
+(within minutes) to one process; with several processes behind one URL a retry can reach
+another process and run again, which for `app_home_opened` only republishes the same view.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+
+from slack_bolt.middleware.async_middleware import AsyncMiddleware
+from slack_bolt.request.async_request import AsyncBoltRequest
+from slack_bolt.response import BoltResponse
+
+
+class SeenEvents(AsyncMiddleware):
+    """Bolt global middleware: a repeated event is acknowledged (200) and not handled again."""
+
+    def __init__(self, *, ttl: float = 3600.0, size: int = 10_000) -> None:
+        self._ttl = ttl
+        self._size = size
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def first_time(self, event_id: str) -> bool:
+        """True the first time an event id is seen (within `ttl`), False for a repeat."""
+        now = time.monotonic()
+        while self._seen and (len(self._seen) >= self._size or self._oldest_expiry() <= now):
+            self._seen.popitem(last=False)
+        if event_id in self._seen:
+            return False
+        self._seen[event_id] = now + self._ttl
+        return True
+
+    def _oldest_expiry(self) -> float:
+        return next(iter(self._seen.values()))
+
+    async def async_process(
+        self,
+        *,
+        req: AsyncBoltRequest,
+        resp: BoltResponse,
+        next: Callable[[], Awaitable[BoltResponse]],
+    ) -> BoltResponse | None:
+        body = req.body
+        event_id = body.get("event_id") if body.get("type") == "event_callback" else None
+        if isinstance(event_id, str) and not self.first_time(event_id):
+            return BoltResponse(status=200, body="")
+        return await next()

@@ -1,0 +1,53 @@
+"""Slack's mrkdwn: deck and user text made safe to show, and user mentions."""
+
+from __future__ import annotations
+
+import re
+
+_USER_ID = re.compile(r"[UW][A-Z0-9]{1,30}")
+_MENTION_TEXT = re.compile(r"^<@([UW][A-Z0-9]{1,30})(?:\|[^>]*)?>$")
+_PLACEHOLDER = re.compile("\x1f([^\x1f]*)\x1f")
+
+
+def escape(text: str) -> str:
+    """Escapes the three characters Slack's mrkdwn parses (`<!channel>`, `<@U1>`, links)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int) -> str:
+    """Text cut to a Block Kit length limit, with an ellipsis when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def mention(user_id: str) -> str:
+    """`<@U123>` for a real Slack user id; anything else is shown as escaped text."""
+    return f"<@{user_id}>" if _USER_ID.fullmatch(user_id) else escape(user_id)
+
+
+def placeholder(user_id: str) -> str:
+    """A stand-in for a mention that survives `escape`; `with_mentions` turns it into one.
+
+    `bot.messages` puts user names into its texts; the texts are escaped as a whole, so the
+    mentions go in as placeholders and come out as real `<@U...>` after escaping.
+    """
+    return f"\x1f{user_id}\x1f"
+
+
+def with_mentions(text: str) -> str:
+    """Escapes `text` and turns its placeholders into mentions (ids that are not real stay text)."""
+    return _PLACEHOLDER.sub(_mention_or_text, escape(text))
+
+
+def _mention_or_text(match: re.Match[str]) -> str:
+    user_id = match.group(1)  # already escaped with the rest of the text
+    return f"<@{user_id}>" if _USER_ID.fullmatch(user_id) else user_id
+
+
+def has_mention(text: str) -> bool:
+    return _PLACEHOLDER.search(text) is not None
+
+
+def user_of(word: str) -> str | None:
+    """The user id in a mention as Slack sends it in command text: `<@U123|name>` or `<@U123>`."""
+    match = _MENTION_TEXT.match(word)
+    return match.group(1) if match else None

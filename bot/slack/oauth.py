@@ -1,0 +1,60 @@
+"""OAuth distribution: installations and OAuth state in the project's database.
+
+slack_sdk's async SQLAlchemy stores keep their own tables (`slack_installations`,
+`slack_bots`, `slack_oauth_states`) beside the quiz's; `prepare` creates them if missing.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
+from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
+from slack_sdk.oauth.installation_store.sqlalchemy import AsyncSQLAlchemyInstallationStore
+from slack_sdk.oauth.state_store.sqlalchemy import AsyncSQLAlchemyOAuthStateStore
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+SCOPES = ("commands", "chat:write", "chat:write.public", "users:read")
+"""Bot scopes; slack-manifest.yaml asks for the same."""
+STATE_SECONDS = 600
+
+
+@dataclass
+class OAuth:
+    settings: AsyncOAuthSettings
+    authorize: AsyncInstallationStoreAuthorize
+    """Bolt's installation lookup, with its auth.test answer kept per token: without the
+    cache every click would wait for an auth.test call before it could be acked."""
+    installations: AsyncSQLAlchemyInstallationStore
+    states: AsyncSQLAlchemyOAuthStateStore
+    engine: AsyncEngine
+
+    async def prepare(self) -> None:
+        await self.installations.create_tables()  # type: ignore[no-untyped-call]
+        await self.states.create_tables()  # type: ignore[no-untyped-call]
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+
+def oauth(client_id: str, client_secret: str, engine: AsyncEngine) -> OAuth:
+    """Bolt's OAuth settings (/slack/install, /slack/oauth_redirect) on the given engine."""
+    installations = AsyncSQLAlchemyInstallationStore(client_id=client_id, engine=engine)
+    states = AsyncSQLAlchemyOAuthStateStore(expiration_seconds=STATE_SECONDS, engine=engine)
+    settings = AsyncOAuthSettings(
+        client_id=client_id,
+        client_secret=client_secret,
+        scopes=list(SCOPES),
+        installation_store=installations,
+        state_store=states,
+        state_expiration_seconds=STATE_SECONDS,
+    )
+    authorize = AsyncInstallationStoreAuthorize(
+        logger=logging.getLogger("quizbot.slack.bolt"),
+        installation_store=installations,
+        client_id=client_id,
+        client_secret=client_secret,
+        cache_enabled=True,
+    )
+    return OAuth(settings, authorize, installations, states, engine)

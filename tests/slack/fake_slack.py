@@ -1,0 +1,225 @@
+"""A local server that speaks enough of Slack for the real slack-bolt app to run against it.
+
+Like bolt's own tests/mock_web_api_server, but on aiohttp in the test's event loop: the Web
+API under /api/<method>, response_url endpoints under /respond/<key>, and a Socket Mode
+websocket under /ws. Every call is recorded, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+BOT_TOKEN = "xoxb-test-token"
+APP_TOKEN = "xapp-test-token"
+
+
+@dataclass
+class Call:
+    method: str
+    params: dict[str, Any]
+    token: str | None
+
+
+@dataclass
+class Posted:
+    """A post to a response_url."""
+
+    key: str
+    body: dict[str, Any]
+
+
+@dataclass
+class Workspace:
+    team_id: str
+    bot_user_id: str = "UBOT"
+    bot_id: str = "BBOT"
+
+
+@dataclass
+class FakeSlack:
+    tokens: dict[str, Workspace] = field(default_factory=lambda: {BOT_TOKEN: Workspace("T1")})
+    admins: set[str] = field(default_factory=set)
+    owners: set[str] = field(default_factory=set)
+    refuse_channels: set[str] = field(default_factory=set)
+    oauth_codes: dict[str, str] = field(default_factory=dict)
+    """code -> team id that oauth.v2.access installs."""
+    calls: list[Call] = field(default_factory=list)
+    responses: list[Posted] = field(default_factory=list)
+    socket_received: list[dict[str, Any]] = field(default_factory=list)
+    port: int = 0
+    _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _sockets: list[web.WebSocketResponse] = field(default_factory=list)
+    _runner: web.AppRunner | None = None
+
+    # Server ---------------------------------------------------------------------
+
+    async def start(self) -> None:
+        application = web.Application()
+        application.router.add_post("/api/{method}", self._api)
+        application.router.add_get("/api/{method}", self._api)
+        application.router.add_post("/respond/{key}", self._respond)
+        application.router.add_get("/ws", self._socket)
+        self._runner = web.AppRunner(application)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/"
+
+    def response_url(self, key: str) -> str:
+        return f"http://127.0.0.1:{self.port}/respond/{key}"
+
+    async def _add(self, items: list[Any], item: Any) -> None:
+        async with self._changed:
+            items.append(item)
+            self._changed.notify_all()
+
+    async def until(self, predicate: Callable[[], bool], seconds: float = 5.0) -> None:
+        """Waits until `predicate()` holds for what has been recorded."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(predicate), seconds)
+
+    # Web API --------------------------------------------------------------------
+
+    async def _api(self, request: web.Request) -> web.Response:
+        method = request.match_info["method"]
+        params: dict[str, Any] = dict(request.query)
+        if request.content_type == "application/json":
+            params.update(await request.json())
+        elif request.can_read_body:
+            params.update(dict(await request.post()))
+        for key in ("blocks", "view"):
+            if isinstance(params.get(key), str):
+                params[key] = json.loads(params[key])
+        auth = request.headers.get("Authorization", "")
+        token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
+        call = Call(method, params, token)
+        await self._add(self.calls, call)
+        return web.json_response(self._answer(call))
+
+    def _answer(self, call: Call) -> dict[str, Any]:
+        if call.method == "oauth.v2.access":
+            return self._oauth(call)
+        if call.method == "apps.connections.open":
+            if call.token != APP_TOKEN:
+                return {"ok": False, "error": "invalid_auth"}
+            return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/ws"}
+        workspace = self.tokens.get(call.token or "")
+        if workspace is None:
+            return {"ok": False, "error": "invalid_auth"}
+        p = call.params
+        if call.method == "auth.test":
+            return {
+                "ok": True,
+                "url": "https://test.slack.com/",
+                "team": "Test",
+                "team_id": workspace.team_id,
+                "user": "quizbot",
+                "user_id": workspace.bot_user_id,
+                "bot_id": workspace.bot_id,
+            }
+        if call.method == "chat.postMessage":
+            if p.get("channel") in self.refuse_channels:
+                return {"ok": False, "error": "not_in_channel"}
+            ts = f"{1700000000 + next(self._ts)}.000100"
+            return {"ok": True, "channel": p.get("channel"), "ts": ts, "message": {"ts": ts}}
+        if call.method == "chat.update":
+            return {"ok": True, "channel": p.get("channel"), "ts": p.get("ts")}
+        if call.method == "chat.postEphemeral":
+            return {"ok": True, "message_ts": f"{1700000000 + next(self._ts)}.000200"}
+        if call.method == "views.publish":
+            return {"ok": True, "view": {"id": "V1", **(p.get("view") or {})}}
+        if call.method == "users.info":
+            user = str(p.get("user"))
+            return {
+                "ok": True,
+                "user": {
+                    "id": user,
+                    "team_id": workspace.team_id,
+                    "is_admin": user in self.admins,
+                    "is_owner": user in self.owners,
+                    "is_primary_owner": False,
+                },
+            }
+        return {"ok": False, "error": "unknown_method"}
+
+    def _oauth(self, call: Call) -> dict[str, Any]:
+        team = self.oauth_codes.get(str(call.params.get("code")))
+        if team is None:
+            return {"ok": False, "error": "invalid_code"}
+        token = f"xoxb-{team}"
+        self.tokens[token] = Workspace(team, bot_user_id=f"UBOT{team}", bot_id=f"B{team}")
+        return {
+            "ok": True,
+            "app_id": "A1",
+            "authed_user": {"id": "UINSTALLER"},
+            "scope": "commands,chat:write,chat:write.public,users:read",
+            "token_type": "bot",
+            "access_token": token,
+            "bot_user_id": f"UBOT{team}",
+            "team": {"id": team, "name": f"Team {team}"},
+            "enterprise": None,
+            "is_enterprise_install": False,
+        }
+
+    # response_url -----------------------------------------------------------------
+
+    async def _respond(self, request: web.Request) -> web.Response:
+        posted = Posted(request.match_info["key"], await request.json())
+        await self._add(self.responses, posted)
+        return web.Response(text="ok")
+
+    # Socket Mode --------------------------------------------------------------------
+
+    async def _socket(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        await self._add(self._sockets, ws)
+        await ws.send_json(
+            {
+                "type": "hello",
+                "num_connections": 1,
+                "debug_info": {"host": "fake", "approximate_connection_time": 18060},
+                "connection_info": {"app_id": "A1"},
+            }
+        )
+        async for message in ws:
+            if message.type == WSMsgType.TEXT:
+                data: dict[str, Any] = json.loads(message.data)
+                await self._add(self.socket_received, data)
+        self._sockets.remove(ws)
+        return ws
+
+    async def socket_send(self, envelope: dict[str, Any]) -> None:
+        await self.until(lambda: bool(self._sockets))
+        await self._sockets[-1].send_json(envelope)
+
+    # Reading what was recorded ------------------------------------------------------
+
+    def api(self, method: str) -> list[Call]:
+        return [c for c in self.calls if c.method == method]
+
+    def replies(self, key: str) -> list[dict[str, Any]]:
+        return [r.body for r in self.responses if r.key == key]
+
+    async def reply(self, key: str, count: int = 1, seconds: float = 5.0) -> dict[str, Any]:
+        """The `count`-th post to response_url `key` (waits for it)."""
+        await self.until(lambda: len(self.replies(key)) >= count, seconds)
+        return self.replies(key)[count - 1]

@@ -1,0 +1,116 @@
+"""`/quiz` subcommands: help, decks, language, schedule, and the admin-only ones."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.slack.conftest import SEED_DECK, TEST_DECK, Slack
+from tests.slack.harness import all_text, buttons
+
+ADMIN_ONLY = "Only an admin can do that"
+
+
+async def _say(slack: Slack, text: str, **kwargs: Any) -> str:
+    sent = await slack.tester.command(text, **kwargs)
+    assert sent.status == 200 and sent.body == ""  # acked at once, with nothing shown
+    reply = await slack.fake.reply(sent.key)
+    assert reply["response_type"] == "ephemeral"
+    return all_text(reply["blocks"])
+
+
+@pytest.mark.parametrize("text", ["", "help", "HELP", "language"])
+async def test_help(slack: Slack, text: str) -> None:
+    shown = await _say(slack, text)
+    assert "quizbot: a question at a time" in shown
+    assert "/quiz post [deck] [question]" in shown
+
+
+async def test_unknown_subcommand_says_so_and_shows_help(slack: Slack) -> None:
+    shown = await _say(slack, "frobnicate <@U1>")
+    assert "Unknown command “frobnicate”." in shown
+    assert "/quiz leaderboard" in shown
+
+
+async def test_schedule_arrives_later(slack: Slack) -> None:
+    assert "Scheduling arrives in a later release." in await _say(slack, "schedule set 09:00 UTC")
+
+
+async def test_decks(slack: Slack) -> None:
+    shown = await _say(slack, "decks")
+    assert f"{TEST_DECK}: Team &lt;Quiz&gt; &amp; Co · 3 questions · English, বাংলা" in shown
+    assert f"{SEED_DECK}: " in shown and "8 questions" in shown
+
+
+async def test_unknown_deck(slack: Slack) -> None:
+    shown = await _say(slack, "post nope")
+    assert "There is no deck “nope”." in shown
+    assert not slack.fake.api("chat.postMessage")
+
+
+async def test_my_language_changes_my_replies(slack: Slack) -> None:
+    assert "এখন থেকে আপনার ভাষা বাংলা।" in await _say(slack, "language bn", user="U1")
+    assert "লিডারবোর্ড" in await _say(slack, "leaderboard", user="U1")
+    assert "Leaderboard" in await _say(slack, "leaderboard", user="U2")
+    assert "Unknown language “xx”" in await _say(slack, "language xx", user="U2")
+
+
+async def test_server_language_is_for_admins(slack: Slack) -> None:
+    assert ADMIN_ONLY in await _say(slack, "language bn server", user="U2")
+    assert (await slack.app.store.server("slack:T1")).locale is None
+    slack.fake.owners.add("UOWNER")
+    assert "এখন থেকে এই সার্ভারের ভাষা বাংলা।" in await _say(slack, "language bn server", user="UOWNER")
+    assert (await slack.app.store.server("slack:T1")).locale == "bn"
+
+
+async def test_reset_is_refused_to_a_non_admin(slack: Slack) -> None:
+    assert ADMIN_ONLY in await _say(slack, "reset", user="U2")
+    assert (await slack.app.store.server("slack:T1")).season == 1
+
+
+async def test_reset_by_an_admin_after_the_confirm_button(slack: Slack) -> None:
+    slack.fake.admins.add("UADMIN")
+    sent = await slack.tester.command("reset", user="UADMIN")
+    reply = await slack.fake.reply(sent.key)
+    assert "Start a new leaderboard season?" in all_text(reply["blocks"])
+    labels = [b["text"]["text"] for b in buttons(reply["blocks"])]
+    assert labels == ["Start a new season", "Cancel"]
+
+    cancel = await slack.tester.press(reply["blocks"], "Cancel", user="UADMIN", ephemeral=True)
+    assert "Nothing changed." in all_text((await slack.fake.reply(cancel.key))["blocks"])
+    assert (await slack.app.store.server("slack:T1")).season == 1
+
+    # someone who is not an admin pressing a copy of the button changes nothing
+    forged = await slack.tester.press(reply["blocks"], "Start a new season", user="U2")
+    assert ADMIN_ONLY in all_text((await slack.fake.reply(forged.key))["blocks"])
+    assert (await slack.app.store.server("slack:T1")).season == 1
+
+    yes = await slack.tester.press(
+        reply["blocks"], "Start a new season", user="UADMIN", ephemeral=True
+    )
+    done = await slack.fake.reply(yes.key)
+    assert done["replace_original"] is True
+    assert "Season 2 has started." in all_text(done["blocks"])
+    assert (await slack.app.store.server("slack:T1")).season == 2
+
+
+async def test_configured_admins_need_no_users_info(slack: Slack) -> None:
+    sent = await slack.tester.command("reset", user="UCONFIGADMIN")
+    assert "Start a new leaderboard season?" in all_text(
+        (await slack.fake.reply(sent.key))["blocks"]
+    )
+    assert not slack.fake.api("users.info")
+
+
+async def test_admin_answers_are_cached_briefly(slack: Slack) -> None:
+    await _say(slack, "reset", user="U2")
+    await _say(slack, "reset", user="U2")
+    assert len(slack.fake.api("users.info")) == 1
+
+
+async def test_everyday_commands_ask_nobody_about_admins(slack: Slack) -> None:
+    await _say(slack, "leaderboard")
+    await _say(slack, "stats")
+    await _say(slack, "language en")
+    assert not slack.fake.api("users.info")

@@ -1,0 +1,168 @@
+"""A question in a channel: posted with buttons, clicked privately, closed with a reveal."""
+
+from __future__ import annotations
+
+from tests.slack.conftest import TEST_DECK, Slack
+from tests.slack.harness import all_text, buttons
+
+
+async def test_post_sends_question_with_a_button_per_choice(slack: Slack) -> None:
+    post_id = await slack.post(f"{TEST_DECK} capital", channel="C42")
+    call = slack.fake.api("chat.postMessage")[0]
+    assert call.params["channel"] == "C42"
+    assert call.token
+    blocks = call.params["blocks"]
+    assert blocks[0]["type"] == "header"
+    assert "Question 1 of 3" in blocks[0]["text"]["text"]
+    text = all_text(blocks)
+    assert "&lt;!channel&gt; &amp; &lt;@U999&gt;" in text  # deck text never pings
+    assert "<!channel>" not in text and "<@U999>" not in text
+    assert "0 answered" in text
+    labels = [b["text"]["text"] for b in buttons(blocks)]
+    assert labels == ["A", "B", "C"]
+    assert [b["value"] for b in buttons(blocks)] == [f"p:{post_id}:{i}" for i in range(3)]
+    assert all(b["action_id"] == f"quiz_answer_{b['text']['text']}" for b in buttons(blocks))
+    assert call.params["text"].startswith("Quiz: ")
+    post = await slack.app.store.post(post_id)
+    assert post is not None and post.message_ref is not None
+    assert post.message_ref.startswith("C42:")
+
+
+async def _post(slack: Slack, question: str = "capital", channel: str = "C1") -> int:
+    return await slack.post(f"{TEST_DECK} {question}", channel=channel)
+
+
+async def test_right_and_wrong_clicks_get_private_replies(slack: Slack) -> None:
+    post_id = await _post(slack)
+    right = await slack.right_shown(post_id)
+    post = await slack.app.store.post(post_id)
+    assert post is not None
+    wrong = post.order.index(1)  # Lyon, which has a `why`
+    letters = "ABC"
+
+    ok = await slack.tester.click(
+        f"quiz_answer_{letters[right]}", f"p:{post_id}:{right}", user="U1"
+    )
+    bad = await slack.tester.click(
+        f"quiz_answer_{letters[wrong]}", f"p:{post_id}:{wrong}", user="U2"
+    )
+    assert ok.status == bad.status == 200
+
+    reply = await slack.fake.reply(ok.key)
+    assert reply["response_type"] == "ephemeral"
+    assert reply["replace_original"] is False
+    text = all_text(reply["blocks"])
+    assert "✅ Right!" in text
+    assert f"Answer: {letters[right]}. Paris" in text
+    assert "Explanation of capital." in text
+    assert "1 points · 1 of 1 right" in text
+    switch = buttons(reply["blocks"])
+    assert [b["text"]["text"] for b in switch] == ["বাংলায় দেখুন"]
+    assert switch[0]["value"] == f"l:{post_id}:bn"
+
+    reply = await slack.fake.reply(bad.key)
+    text = all_text(reply["blocks"])
+    assert "❌ Not quite." in text
+    assert "Explanation of capital." in text
+    assert f"Why not {letters[wrong]}: Lyon is the third city of France." in text
+    assert "0 points · 0 of 1 right" in text
+    assert await slack.app.store.answer_count(post_id) == 2
+
+
+async def test_second_click_says_already_answered_and_changes_nothing(slack: Slack) -> None:
+    post_id = await _post(slack)
+    first = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user="U7")
+    await slack.fake.reply(first.key)
+    again = await slack.tester.click("quiz_answer_B", f"p:{post_id}:1", user="U7")
+    reply = await slack.fake.reply(again.key)
+    assert "You already answered A. Your first answer stands." in all_text(reply["blocks"])
+    assert await slack.app.store.answer_count(post_id) == 1
+    post = await slack.app.store.post(post_id)
+    assert post is not None
+    assert await slack.app.store.post_answer_of(post_id, "U7") == post.order[0]
+
+
+async def test_other_language_button_replaces_the_reply(slack: Slack) -> None:
+    post_id = await _post(slack)
+    first = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user="U3")
+    reply = await slack.fake.reply(first.key)
+    switch = await slack.tester.press(reply["blocks"], "বাংলায় দেখুন", user="U3", ephemeral=True)
+    shown = await slack.fake.reply(switch.key)
+    assert shown["replace_original"] is True
+    text = all_text(shown["blocks"])
+    assert "সঠিক উত্তর: " in text and "প্যারিস" in text
+    assert "capital-এর ব্যাখ্যা।" in text
+    assert [b["value"] for b in buttons(shown["blocks"])] == [f"l:{post_id}:en"]
+    assert await slack.app.store.answer_count(post_id) == 1
+
+
+async def test_count_is_redrawn_with_chat_update(slack: Slack) -> None:
+    post_id = await _post(slack)
+    for user in ("U1", "U2", "U3"):
+        sent = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user=user)
+        await slack.fake.reply(sent.key)
+    await slack.bot.posts.flush()
+    updates = slack.fake.api("chat.update")
+    assert 1 <= len(updates) <= 3  # coalesced: not one per click
+    assert "3 answered" in all_text(updates[-1].params["blocks"])
+    post = await slack.app.store.post(post_id)
+    assert post is not None and post.message_ref == f"{updates[-1].params['channel']}:" + str(
+        updates[-1].params["ts"]
+    )
+
+
+async def test_close_reveals_in_place(slack: Slack) -> None:
+    post_id = await _post(slack, channel="C9")
+    right = await slack.right_shown(post_id)
+    wrong = (right + 1) % 3
+    for user, shown in (("U1", right), ("U2", right), ("U3", wrong), ("U4", right)):
+        sent = await slack.tester.click(
+            f"quiz_answer_{'ABC'[shown]}", f"p:{post_id}:{shown}", user=user
+        )
+        await slack.fake.reply(sent.key)
+    closing = await slack.tester.command("close", channel="C9", user="U1")  # U1 posted it
+    reply = await slack.fake.reply(closing.key)
+    assert all_text(reply["blocks"]) == "Closed."
+    await slack.bot.posts.flush()
+    update = slack.fake.api("chat.update")[-1]
+    blocks = update.params["blocks"]
+    assert not buttons(blocks) and all(b["type"] != "actions" for b in blocks)
+    text = all_text(blocks)
+    letter = "ABC"[right]
+    assert f"*Answer: {letter}. Paris*" in text
+    assert f"*{letter} ████████░░ 3 · 75% ✅  Paris*" in text
+    assert f"{'ABC'[wrong]} ██░░░░░░░░ 1 · 25%" in text
+    assert "4 answered · 75% got it right" in text
+    assert "Explanation of capital." in text
+    assert update.params["text"].startswith("Closed: ")
+    post = await slack.app.store.post(post_id)
+    assert post is not None and not post.is_open
+
+    late = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user="U5")
+    reply = await slack.fake.reply(late.key)
+    assert "This question is closed" in all_text(reply["blocks"])
+    assert await slack.app.store.answer_count(post_id) == 4
+
+
+async def test_closing_someone_elses_post_needs_an_admin(slack: Slack) -> None:
+    await _post(slack, channel="C5")  # posted by U1
+    refused = await slack.tester.command("close", channel="C5", user="U2")
+    reply = await slack.fake.reply(refused.key)
+    assert "Only whoever posted this question, or an admin, can close it." in all_text(
+        reply["blocks"]
+    )
+    assert not slack.fake.api("chat.update")
+    assert [c.params["user"] for c in slack.fake.api("users.info")] == ["U2"]
+
+    slack.fake.admins.add("UADMIN")
+    closed = await slack.tester.command("close", channel="C5", user="UADMIN")
+    assert all_text((await slack.fake.reply(closed.key))["blocks"]) == "Closed."
+    assert len(slack.fake.api("chat.update")) == 1
+
+
+async def test_post_in_a_channel_the_bot_cannot_reach(slack: Slack) -> None:
+    slack.fake.refuse_channels.add("CPRIVATE")
+    sent = await slack.tester.command(f"post {TEST_DECK}", channel="CPRIVATE")
+    reply = await slack.fake.reply(sent.key)
+    assert "Invite me with /invite @quizbot" in all_text(reply["blocks"])
+    assert await slack.app.store.open_post_in_channel("slack:T1", "CPRIVATE") is None
