@@ -1,0 +1,261 @@
+"""Buttons that keep working after a restart: their state lives in the custom_id.
+
+Each is a `DynamicItem` whose template parses the custom_id (<= 100 characters) back into
+plain values; the callback makes one core call and renders the result. A custom_id that no
+template matches (an old format, a tampered one) is answered by the client with
+`error.stale_click`; one that matches but names no open post gets the same from the core.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Self
+
+import discord
+
+from bot.core.answer import AnswerResult
+from bot.core.post import LETTERS, PostView
+from bot.core.run import RunFeedback, RunStep
+from bot.core.store import AnswerStatus
+from bot.discord import embeds as render
+from bot.discord.identity import actor
+from bot.discord.replies import client_of, guard, in_time, send, update
+from bot.locales import text
+from bot.messages import answer_message, feedback_message, step_message, summary_message
+
+Button = discord.ui.Button[discord.ui.View]
+_ID = r"[0-9]{1,18}"  # a database id that fits a signed 64-bit integer
+
+ANSWER = re.compile(rf"quiz:a:(?P<post>{_ID}):(?P<choice>[0-4])")
+SWITCH = re.compile(rf"quiz:l:(?P<post>{_ID}):(?P<locale>[A-Za-z0-9-]{{2,16}})")
+RUN = re.compile(
+    rf"quiz:r:(?P<run>{_ID}):(?P<question>[a-z0-9][a-z0-9-]{{0,63}}):(?P<choice>[0-4])"
+)
+RESET = re.compile(r"quiz:reset:(?P<answer>yes|no)")
+TEMPLATES = (ANSWER, SWITCH, RUN, RESET)
+
+
+def known(custom_id: str) -> bool:
+    """Whether one of our buttons would take this custom_id."""
+    return any(t.fullmatch(custom_id) for t in TEMPLATES)
+
+
+def _button(
+    custom_id: str, label: str, style: discord.ButtonStyle, disabled: bool = False
+) -> Button:
+    return discord.ui.Button(label=label, custom_id=custom_id, style=style, disabled=disabled)
+
+
+class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
+    """Choice `choice` (0 = A, as shown) of post `post_id`."""
+
+    def __init__(
+        self,
+        post_id: int,
+        choice: int,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+    ) -> None:
+        super().__init__(_button(f"quiz:a:{post_id}:{choice}", LETTERS[choice], style, disabled))
+        self.post_id = post_id
+        self.choice = choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["post"]), int(match["choice"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await guard(interaction, self._answer(interaction))
+
+    async def _answer(self, interaction: discord.Interaction) -> None:
+        bot = client_of(interaction)
+        result = await in_time(
+            interaction, bot.app.quiz.answer(actor(interaction), self.post_id, self.choice)
+        )
+        if result.status is AnswerStatus.NEW:
+            bot.posts.answered(self.post_id)
+        card, view = answer_reply(result)
+        await send(interaction, embeds=[card], view=view)
+
+
+class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
+    """Shows the clicker's answer to post `post_id` again, in `locale`."""
+
+    def __init__(self, post_id: int, locale: str, label: str) -> None:
+        super().__init__(
+            _button(f"quiz:l:{post_id}:{locale}", label, discord.ButtonStyle.secondary)
+        )
+        self.post_id = post_id
+        self.locale = locale
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        label = (
+            item.label if isinstance(item, discord.ui.Button) and item.label else match["locale"]
+        )
+        return cls(int(match["post"]), match["locale"], label)
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await guard(interaction, self._switch(interaction))
+
+    async def _switch(self, interaction: discord.Interaction) -> None:
+        quiz = client_of(interaction).app.quiz
+        result = await in_time(
+            interaction, quiz.my_answer(actor(interaction), self.post_id, self.locale), update=True
+        )
+        card, view = answer_reply(result)
+        await update(interaction, embeds=[card], view=view)
+
+
+class RunButton(discord.ui.DynamicItem[Button], template=RUN):
+    """Choice `choice` (as shown) for question `question_id` of run `run_id`."""
+
+    def __init__(
+        self,
+        run_id: int,
+        question_id: str,
+        choice: int,
+        style: discord.ButtonStyle = discord.ButtonStyle.secondary,
+        disabled: bool = False,
+    ) -> None:
+        custom_id = f"quiz:r:{run_id}:{question_id}:{choice}"
+        super().__init__(_button(custom_id, LETTERS[choice], style, disabled))
+        self.run_id = run_id
+        self.question_id = question_id
+        self.choice = choice
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(int(match["run"]), match["question"], int(match["choice"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await guard(interaction, self._answer(interaction))
+
+    async def _answer(self, interaction: discord.Interaction) -> None:
+        """The clicked question keeps its text and gains the feedback; the next question
+        (or the summary) is a new private message, a follow-up on this click's own token."""
+        quiz = client_of(interaction).app.quiz
+        work = quiz.run_answer(actor(interaction), self.run_id, self.question_id, self.choice)
+        feedback = await in_time(interaction, work, update=True)
+        shown = interaction.message.embeds[:1] if interaction.message else []
+        card = render.answer(
+            feedback_message(feedback), None if feedback.duplicate else feedback.correct
+        )
+        await update(
+            interaction, embeds=[*shown, card], view=run_answered_view(self.run_id, feedback)
+        )
+        if feedback.next is not None:
+            await send(
+                interaction,
+                embeds=[render.question(step_message(feedback.next))],
+                view=run_view(feedback.next),
+            )
+        elif feedback.summary is not None:
+            await send(interaction, embeds=[render.summary(summary_message(feedback.summary))])
+
+
+class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
+    """The confirm (or cancel) of /quizadmin reset; the core checks Manage Server again."""
+
+    def __init__(self, answer: str, label: str = "") -> None:
+        style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
+        super().__init__(_button(f"quiz:reset:{answer}", label or answer, style))
+        self.answer = answer
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["answer"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await guard(interaction, self._confirm(interaction))
+
+    async def _confirm(self, interaction: discord.Interaction) -> None:
+        quiz = client_of(interaction).app.quiz
+        who = actor(interaction)
+        locale = await in_time(interaction, quiz.ui_locale(who), update=True)
+        if self.answer == "yes":
+            season = await in_time(interaction, quiz.reset(who), update=True)
+            await update(interaction, content=text(locale, "reset.done", season=season))
+        else:
+            await update(interaction, content=text(locale, "reset.cancelled"))
+
+
+DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
+    AnswerButton,
+    SwitchButton,
+    RunButton,
+    ResetButton,
+)
+
+
+def answer_reply(result: AnswerResult) -> tuple[discord.Embed, discord.ui.View | None]:
+    """The private reply to a click, and its "show in the other language" button."""
+    msg = answer_message(result)
+    card = render.answer(msg, result.correct if result.status is AnswerStatus.NEW else None)
+    if msg.switch_locale is None or msg.switch_label is None:
+        return card, None
+    return card, _view(SwitchButton(result.view.post.id, msg.switch_locale, msg.switch_label))
+
+
+def _view(*items: discord.ui.Item[Any]) -> discord.ui.View:
+    view = discord.ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    return view
+
+
+def post_view(post: PostView) -> discord.ui.View:
+    """One button per choice, labelled A to E as shown."""
+    return _view(*(AnswerButton(post.post.id, i) for i in range(len(post.post.order))))
+
+
+def reveal_view(post: PostView) -> discord.ui.View:
+    """The same buttons, disabled; the right one green."""
+    right = post.post.order.index(post.question.answer)
+    return _view(
+        *(
+            AnswerButton(
+                post.post.id,
+                i,
+                discord.ButtonStyle.success if i == right else discord.ButtonStyle.secondary,
+                disabled=True,
+            )
+            for i in range(len(post.post.order))
+        )
+    )
+
+
+def run_view(step: RunStep) -> discord.ui.View:
+    return _view(*(RunButton(step.run.id, step.question.id, i) for i in range(len(step.order))))
+
+
+def run_answered_view(run_id: int, feedback: RunFeedback) -> discord.ui.View:
+    """The answered question's buttons, disabled: the right one green, a wrong pick red."""
+    right = feedback.order.index(feedback.question.answer)
+    picked = feedback.order.index(feedback.answer.choice)
+
+    def style(i: int) -> discord.ButtonStyle:
+        if i == right:
+            return discord.ButtonStyle.success
+        return discord.ButtonStyle.danger if i == picked else discord.ButtonStyle.secondary
+
+    return _view(
+        *(
+            RunButton(run_id, feedback.question.id, i, style(i), disabled=True)
+            for i in range(len(feedback.order))
+        )
+    )
+
+
+def reset_view(locale: str) -> discord.ui.View:
+    return _view(
+        ResetButton("yes", text(locale, "reset.yes")), ResetButton("no", text(locale, "reset.no"))
+    )

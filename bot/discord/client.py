@@ -1,0 +1,100 @@
+"""The discord.py client: the app, the command tree, the buttons, and the post messages.
+
+It is an `AutoShardedClient` so `[discord] shard_count` and `shard_ids` split the guilds
+over processes sharing one database (without them Discord says how many shards to run).
+It asks for the `guilds` intent only (not privileged; discord.py's state needs it); slash
+commands and buttons need no message content.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+import yarl
+
+from bot.config import DiscordConfig
+from bot.core.errors import QuizError
+from bot.discord import buttons, replies, sync
+from bot.discord.commands import QuizTree
+from bot.discord.posts import PostMessages
+from bot.discord.translator import CatalogTranslator
+
+if TYPE_CHECKING:
+    from bot.app import App
+
+log = logging.getLogger("quizbot.discord")
+
+INTENTS = discord.Intents(guilds=True)
+REFRESH_INTERVAL = 3.0
+"""Seconds between redraws of a post's "N answered" count, however many click."""
+
+
+def use_endpoints(config: DiscordConfig) -> None:
+    """Points discord.py at another REST base and gateway (a local test server).
+
+    The gateway URL counts when `shard_count` is set; without it, discord.py connects where
+    `GET /gateway/bot` (on the REST base) says.
+    """
+    if config.api_url:
+        discord.http.Route.BASE = config.api_url.rstrip("/")
+    if config.gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
+
+
+def login_token(app: App) -> str:
+    token = app.config.secrets.discord_token
+    if not token:
+        raise ValueError(
+            "DISCORD_TOKEN is not set: the Discord bot's token comes from the environment"
+        )
+    return token
+
+
+class QuizClient(discord.AutoShardedClient):
+    def __init__(
+        self,
+        app: App,
+        *,
+        auto_sync: bool = True,
+        refresh_interval: float = REFRESH_INTERVAL,
+    ) -> None:
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice here
+        config = app.config.file.discord
+        options: dict[str, Any] = {}
+        if config.shard_ids is not None:
+            options["shard_ids"] = config.shard_ids
+        super().__init__(
+            intents=INTENTS,
+            allowed_mentions=discord.AllowedMentions.none(),
+            max_messages=None,
+            shard_count=config.shard_count,
+            **options,
+        )
+        self.app = app
+        self.auto_sync = auto_sync
+        self.tree = QuizTree(self)
+        self.posts = PostMessages(self, app.quiz, app.clock, refresh_interval)
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
+        await self.tree.set_translator(CatalogTranslator())
+        if self.auto_sync and self.application_id is not None:
+            try:
+                await sync.sync_if_changed(self.tree, self.app.store, self.application_id)
+            except discord.HTTPException:
+                log.exception("slash command sync failed; Discord keeps the last synced commands")
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Clicks that none of our buttons take would fail silently: they get a reply."""
+        if interaction.type is not discord.InteractionType.component or interaction.data is None:
+            return
+        custom_id = str(interaction.data.get("custom_id", ""))
+        if not buttons.known(custom_id):
+            log.info("click on unknown custom_id %r", custom_id[:100])
+            await replies.report(interaction, QuizError("stale_click"))
+
+    async def close(self) -> None:
+        await self.posts.flush()  # the last counts are drawn before the connection goes
+        await super().close()

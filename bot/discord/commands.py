@@ -1,0 +1,300 @@
+"""/quiz (everyone) and /quizadmin (Manage Server): each callback is one core call.
+
+Two top-level groups because Discord applies `default_permissions` to top-level commands
+only. The admin group's default only hides it from members; every admin callback checks
+Manage Server itself (`_admin`), and the core checks again where it decides.
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.core.actor import Actor
+from bot.core.deck import pick
+from bot.core.errors import QuizError
+from bot.core.leaderboard import Period
+from bot.core.run import RunSummary
+from bot.discord import buttons
+from bot.discord import embeds as render
+from bot.discord.identity import NotInGuild, actor, mention
+from bot.discord.replies import client_of, in_time, report, send
+from bot.discord.translator import catalog_string as _
+from bot.locales import LOCALES, language_name, text
+from bot.messages import (
+    decks_message,
+    help_text,
+    leaderboard_message,
+    post_message,
+    reveal_message,
+    stats_message,
+    step_message,
+    summary_message,
+)
+
+CHOICE_NAME = 100
+MAX_CHOICES = 25
+
+LANGUAGES = [app_commands.Choice(name=language_name(loc), value=loc) for loc in LOCALES]
+PERIODS = [app_commands.Choice(name=_(f"discord.choice.{p.value}"), value=p.value) for p in Period]
+DAYS = [app_commands.Choice(name=_(f"discord.choice.{d}"), value=d) for d in ("daily", "weekdays")]
+
+
+def _channel_id(interaction: discord.Interaction) -> int:
+    if interaction.channel_id is None:
+        raise NotInGuild
+    return interaction.channel_id
+
+
+def _admin(interaction: discord.Interaction) -> Actor:
+    who = actor(interaction)
+    if not who.is_admin:
+        raise QuizError("admin_only")
+    return who
+
+
+def _matches(needle: str, *haystack: str) -> bool:
+    return not needle or any(needle in h.casefold() for h in haystack)
+
+
+async def deck_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    needle = current.casefold().strip()
+    return [
+        app_commands.Choice(
+            name=render.clip(f"{d.id} · {pick(d.title, d.default_locale)}", CHOICE_NAME), value=d.id
+        )
+        for d in client_of(interaction).app.quiz.decks
+        if _matches(needle, d.id, *d.title.values())
+    ][:MAX_CHOICES]
+
+
+async def question_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The questions of the deck already chosen in this command (or the first deck)."""
+    try:
+        deck = client_of(interaction).app.quiz.deck(getattr(interaction.namespace, "deck", None))
+    except QuizError:
+        return []
+    needle = current.casefold().strip()
+    return [
+        app_commands.Choice(
+            name=render.clip(f"{q.position}. {pick(q.text, deck.default_locale)}", CHOICE_NAME),
+            value=q.id,
+        )
+        for q in deck
+        if _matches(needle, q.id, str(q.position), *q.text.values())
+    ][:MAX_CHOICES]
+
+
+async def _post(interaction: discord.Interaction, deck: str | None, question: str | None) -> None:
+    bot = client_of(interaction)
+    channel_id = _channel_id(interaction)
+    work = bot.app.quiz.post(actor(interaction), str(channel_id), deck, question)
+    view = await in_time(interaction, work, ephemeral=False)
+    message_id = await send(
+        interaction,
+        embeds=[render.question(post_message(view))],
+        view=buttons.post_view(view),
+        ephemeral=False,
+    )
+    if message_id is not None:
+        await bot.posts.posted(view.post.id, channel_id, message_id)
+
+
+async def _close(interaction: discord.Interaction, who: Actor) -> None:
+    bot = client_of(interaction)
+    reveal = await in_time(interaction, bot.app.quiz.close(who, str(_channel_id(interaction))))
+    locale = await in_time(interaction, bot.app.quiz.ui_locale(who))
+    if await in_time(interaction, bot.posts.reveal(reveal)):  # an edit may wait on rate limits
+        await send(interaction, content=text(locale, "close.done"))
+    else:  # its message was never stored, or is gone: the reveal is the reply
+        await send(
+            interaction,
+            embeds=[render.reveal(reveal_message(reveal))],
+            view=buttons.reveal_view(reveal.view),
+            ephemeral=False,
+        )
+
+
+async def _language(interaction: discord.Interaction, locale: str, *, server: bool) -> None:
+    quiz = client_of(interaction).app.quiz
+    who = _admin(interaction) if server else actor(interaction)
+    chosen = await in_time(interaction, quiz.set_language(who, locale, server=server))
+    key = "language.set_server" if server else "language.set_user"
+    await send(interaction, content=text(chosen, key, language=language_name(chosen)))
+
+
+@app_commands.guild_only()  # Discord's `contexts: [guild]`: scores belong to a server
+class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.quiz")):
+    @app_commands.command(name="post", description=_("discord.cmd.post"))
+    @app_commands.describe(deck=_("discord.opt.deck"), question=_("discord.opt.question"))
+    @app_commands.autocomplete(deck=deck_choices, question=question_choices)
+    async def post(
+        self, interaction: discord.Interaction, deck: str | None = None, question: str | None = None
+    ) -> None:
+        await _post(interaction, deck, question)
+
+    @app_commands.command(name="start", description=_("discord.cmd.start"))
+    @app_commands.describe(deck=_("discord.opt.deck"))
+    @app_commands.autocomplete(deck=deck_choices)
+    async def start(self, interaction: discord.Interaction, deck: str | None = None) -> None:
+        quiz = client_of(interaction).app.quiz
+        step = await in_time(interaction, quiz.start_run(actor(interaction), deck))
+        if isinstance(step, RunSummary):
+            await send(interaction, embeds=[render.summary(summary_message(step))])
+        else:
+            await send(
+                interaction,
+                embeds=[render.question(step_message(step))],
+                view=buttons.run_view(step),
+            )
+
+    @app_commands.command(name="leaderboard", description=_("discord.cmd.leaderboard"))
+    @app_commands.describe(period=_("discord.opt.period"), deck=_("discord.opt.deck"))
+    @app_commands.choices(period=PERIODS)
+    @app_commands.autocomplete(deck=deck_choices)
+    async def leaderboard(
+        self, interaction: discord.Interaction, period: str | None = None, deck: str | None = None
+    ) -> None:
+        quiz = client_of(interaction).app.quiz
+        chosen = Period.parse(period)
+        if chosen is None:
+            raise QuizError("unknown_period", period=period)
+        board = await in_time(interaction, quiz.leaderboard(actor(interaction), chosen, deck))
+        msg = leaderboard_message(board, mention, {d.id: d for d in quiz.decks})
+        await send(interaction, embeds=[render.board(msg)])
+
+    @app_commands.command(name="stats", description=_("discord.cmd.stats"))
+    @app_commands.describe(user=_("discord.opt.user"))
+    async def stats(
+        self, interaction: discord.Interaction, user: discord.User | None = None
+    ) -> None:
+        quiz = client_of(interaction).app.quiz
+        whose = str(user.id) if user is not None else None
+        stats = await in_time(interaction, quiz.stats(actor(interaction), whose))
+        await send(
+            interaction, embeds=[render.board(stats_message(stats, mention), title_in_body=True)]
+        )
+
+    @app_commands.command(name="decks", description=_("discord.cmd.decks"))
+    async def decks(self, interaction: discord.Interaction) -> None:
+        quiz = client_of(interaction).app.quiz
+        locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
+        await send(
+            interaction, embeds=[render.board(decks_message(quiz.decks, locale), literal=True)]
+        )
+
+    @app_commands.command(name="language", description=_("discord.cmd.language"))
+    @app_commands.describe(locale=_("discord.opt.locale"))
+    @app_commands.choices(locale=LANGUAGES)
+    async def language(self, interaction: discord.Interaction, locale: str) -> None:
+        await _language(interaction, locale, server=False)
+
+    @app_commands.command(name="close", description=_("discord.cmd.close"))
+    async def close(self, interaction: discord.Interaction) -> None:
+        await _close(interaction, actor(interaction))
+
+    @app_commands.command(name="help", description=_("discord.cmd.help"))
+    async def help(self, interaction: discord.Interaction) -> None:
+        quiz = client_of(interaction).app.quiz
+        locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
+        card = render.help_card(help_text(locale), text(locale, "discord.help_admin"))
+        await send(interaction, embeds=[card])
+
+
+class ScheduleCommands(app_commands.Group, name="schedule", description=_("discord.cmd.schedule")):
+    """Until the daily-question issue lands: every subcommand, admin-checked, says so."""
+
+    @app_commands.command(name="set", description=_("discord.cmd.schedule_set"))
+    @app_commands.describe(
+        time=_("discord.opt.time"),
+        timezone=_("discord.opt.timezone"),
+        channel=_("discord.opt.channel"),
+        deck=_("discord.opt.deck"),
+        days=_("discord.opt.days"),
+    )
+    @app_commands.choices(days=DAYS)
+    @app_commands.autocomplete(deck=deck_choices)
+    async def set(
+        self,
+        interaction: discord.Interaction,
+        time: str,
+        timezone: str,
+        channel: discord.TextChannel | None = None,
+        deck: str | None = None,
+        days: str | None = None,
+    ) -> None:
+        _admin(interaction)
+        raise QuizError("schedule_soon")
+
+    @app_commands.command(name="show", description=_("discord.cmd.schedule_show"))
+    async def show(self, interaction: discord.Interaction) -> None:
+        _admin(interaction)
+        raise QuizError("schedule_soon")
+
+    @app_commands.command(name="off", description=_("discord.cmd.schedule_off"))
+    async def off(self, interaction: discord.Interaction) -> None:
+        _admin(interaction)
+        raise QuizError("schedule_soon")
+
+    @app_commands.command(name="now", description=_("discord.cmd.schedule_now"))
+    async def now(self, interaction: discord.Interaction) -> None:
+        _admin(interaction)
+        raise QuizError("schedule_soon")
+
+
+@app_commands.guild_only()
+class AdminCommands(
+    app_commands.Group,
+    name="quizadmin",
+    description=_("discord.cmd.quizadmin"),
+    default_permissions=discord.Permissions(manage_guild=True),
+):
+    schedule = ScheduleCommands()
+
+    @app_commands.command(name="language", description=_("discord.cmd.admin_language"))
+    @app_commands.describe(locale=_("discord.opt.locale"))
+    @app_commands.choices(locale=LANGUAGES)
+    async def language(self, interaction: discord.Interaction, locale: str) -> None:
+        await _language(interaction, locale, server=True)
+
+    @app_commands.command(name="close", description=_("discord.cmd.admin_close"))
+    async def close(self, interaction: discord.Interaction) -> None:
+        await _close(interaction, _admin(interaction))
+
+    @app_commands.command(name="reset", description=_("discord.cmd.reset"))
+    async def reset(self, interaction: discord.Interaction) -> None:
+        quiz = client_of(interaction).app.quiz
+        locale = await in_time(interaction, quiz.ui_locale(_admin(interaction)))
+        await send(
+            interaction, content=text(locale, "reset.confirm"), view=buttons.reset_view(locale)
+        )
+
+
+class QuizTree(app_commands.CommandTree):
+    """The command tree; a failed command is answered like a failed click."""
+
+    def __init__(self, client: discord.Client) -> None:
+        super().__init__(client)
+        self.add_command(QuizCommands())
+        self.add_command(AdminCommands())
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        if isinstance(error, app_commands.CommandInvokeError):
+            await report(interaction, error.original)
+        elif isinstance(error, app_commands.NoPrivateMessage):
+            await report(interaction, NotInGuild())
+        elif isinstance(error, app_commands.CommandNotFound):
+            # Discord still shows a command this version no longer has (a sync is due).
+            name = " ".join([*error.parents, error.name])
+            await report(interaction, QuizError("unknown_command", command=f"/{name}"))
+        elif isinstance(error, app_commands.CommandSignatureMismatch):
+            name = error.command.qualified_name
+            await report(interaction, QuizError("unknown_command", command=f"/{name}"))
+        else:
+            await report(interaction, error)

@@ -1,0 +1,126 @@
+"""Embeds drawn from the platform-neutral pieces in `bot.messages`, within Discord's limits.
+
+Deck text is escaped for Discord markdown here (the pieces carry it untouched); numbered
+lines keep their own numbers (Discord would renumber "1. 1. 3." as a list). Every length is
+clipped to Discord's limits, and `fit` keeps a message's embeds under 6000 characters.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+import discord
+from discord.utils import escape_markdown
+
+from bot.messages import AnswerMessage, BoardMessage, QuestionMessage, RevealMessage, SummaryMessage
+
+TITLE = 256
+DESCRIPTION = 4096
+FIELDS = 25
+FIELD_NAME = 256
+FIELD_VALUE = 1024
+FOOTER = 2048
+TOTAL = 6000
+CONTENT = 2000
+
+QUESTION = discord.Colour.blurple()
+RIGHT = discord.Colour.green()
+WRONG = discord.Colour.red()
+NEUTRAL = discord.Colour.light_grey()
+
+_NUMBERED = re.compile(r"^(\d+)\. ", re.MULTILINE)
+
+
+def clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def esc(text: str) -> str:
+    """Deck text (or a line holding it) shown literally: no markdown, no renumbered lists."""
+    return _NUMBERED.sub(r"\1\\. ", escape_markdown(text))
+
+
+def _embed(
+    title: str | None, description: str, colour: discord.Colour, footer: str = ""
+) -> discord.Embed:
+    embed = discord.Embed(
+        title=clip(title, TITLE) if title else None,
+        description=clip(description, DESCRIPTION),
+        colour=colour,
+    )
+    if footer:
+        embed.set_footer(text=clip(footer, FOOTER))
+    return embed
+
+
+def _paragraphs(*parts: str | None) -> str:
+    return "\n\n".join(p for p in parts if p)
+
+
+def question(msg: QuestionMessage) -> discord.Embed:
+    """A question with its lettered choices; the footer says how many answered."""
+    choices = "\n".join(f"**{c.letter}.** {esc(c.text)}" for c in msg.choices)
+    return _embed(esc(msg.header), _paragraphs(esc(msg.question), choices), QUESTION, msg.footer)
+
+
+def answer(msg: AnswerMessage, correct: bool | None) -> discord.Embed:
+    """The private reply to a click: right or wrong, the answer, why, the caller's totals."""
+    colour = NEUTRAL if correct is None else RIGHT if correct else WRONG
+    body = _paragraphs(f"**{esc(msg.answer)}**\n{esc(msg.explanation)}", msg.why and esc(msg.why))
+    footer = " · ".join(p for p in (msg.totals, msg.streak) if p)
+    return _embed(msg.headline, body, colour, footer)
+
+
+def reveal(msg: RevealMessage) -> discord.Embed:
+    """A closed post: how the channel answered, as bars, then the answer and explanation."""
+    rows = "\n".join(
+        f"**{r.line} · {esc(r.text)}**" if r.right else f"{r.line} · {esc(r.text)}"
+        for r in msg.rows
+    )
+    body = _paragraphs(esc(msg.question), rows, f"**{esc(msg.answer)}**\n{esc(msg.explanation)}")
+    return _embed(esc(msg.header), body, RIGHT, msg.summary)
+
+
+def summary(msg: SummaryMessage) -> discord.Embed:
+    """The end of a run: the score, the points, what to review."""
+    review = "\n".join(esc(line) for line in msg.review)
+    return _embed(
+        esc(msg.header), _paragraphs(f"**{msg.score}**\n{msg.points}", review, msg.closing), RIGHT
+    )
+
+
+def board(
+    msg: BoardMessage, *, title_in_body: bool = False, literal: bool = False
+) -> discord.Embed:
+    """A leaderboard, stats or deck list. Titles holding a mention go in the body, where
+    Discord draws mentions (it shows them raw in titles); `literal` lines hold deck text."""
+    lines = "\n".join(
+        esc(line) if literal else _NUMBERED.sub(r"\1\\. ", line) for line in msg.lines
+    )
+    if title_in_body:
+        return _embed(None, _paragraphs(f"**{msg.title}**", lines, msg.you), QUESTION)
+    return _embed(msg.title, _paragraphs(lines, msg.you), QUESTION)
+
+
+def help_card(help_text: str, admin_note: str) -> discord.Embed:
+    title, _, body = help_text.partition("\n")
+    return _embed(title, _paragraphs(escape_markdown(body), admin_note), QUESTION)
+
+
+def total_length(embeds: Iterable[discord.Embed]) -> int:
+    return sum(len(e) for e in embeds)
+
+
+def fit(embeds: Sequence[discord.Embed]) -> list[discord.Embed]:
+    """The embeds with the longest descriptions shortened until the message is within 6000."""
+    shown = list(embeds)
+    excess = total_length(shown) - TOTAL
+    while excess > 0:
+        longest = max(shown, key=lambda e: len(e.description or ""))
+        text = longest.description or ""
+        if len(text) <= 1:
+            break
+        longest.description = clip(text, max(1, len(text) - excess))
+        excess = total_length(shown) - TOTAL
+    return shown

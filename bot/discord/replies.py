@@ -1,0 +1,158 @@
+"""Answering an interaction in time, and telling the user about refusals and failures.
+
+Discord wants a first response within 3 s of the interaction. `in_time` runs the core call
+and, only if it is still busy when the time budget is spent, acknowledges first (a deferral);
+`send` and `update` then use the response or, once acknowledged, a follow-up / an edit of
+the original. Every refusal (`QuizError`) becomes a private reply in the user's language;
+anything else is logged and gets the generic apology, never Discord's "interaction failed".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar, cast
+
+import discord
+from discord.utils import MISSING
+
+from bot.core.errors import QuizError
+from bot.discord import embeds as render
+from bot.discord.identity import NotInGuild, actor
+from bot.locales import FALLBACK, text
+from bot.messages import error_text
+
+if TYPE_CHECKING:
+    from bot.discord.client import QuizClient
+
+log = logging.getLogger("quizbot.discord")
+
+T = TypeVar("T")
+
+DEADLINE = 3.0
+"""Discord's limit for the first response, counted from the interaction's creation."""
+SPARE = 1.0
+"""Kept for the deferral request itself."""
+BUDGET = 1.0
+"""The longest a core call may run before the interaction is acknowledged first."""
+
+_PUBLIC_THINKING = "quizbot.public_thinking"
+
+
+def client_of(interaction: discord.Interaction) -> QuizClient:
+    return cast("QuizClient", interaction.client)
+
+
+def budget(interaction: discord.Interaction) -> float:
+    """What is left of BUDGET, after the time the interaction took to reach us."""
+    age = max(0.0, (discord.utils.utcnow() - interaction.created_at).total_seconds())
+    return max(0.0, min(BUDGET, DEADLINE - SPARE - age))
+
+
+async def in_time(
+    interaction: discord.Interaction,
+    work: Awaitable[T],
+    *,
+    ephemeral: bool = True,
+    update: bool = False,
+) -> T:
+    """Awaits `work`, acknowledging the interaction first if it takes too long.
+
+    `update`: the reply will replace the clicked message (deferred update), else it will be
+    a new message (thinking, private unless `ephemeral` is False).
+    """
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=budget(interaction))
+        if not done:
+            await acknowledge(interaction, ephemeral=ephemeral, update=update)
+    except BaseException:
+        task.cancel()
+        raise
+    return await task
+
+
+async def acknowledge(interaction: discord.Interaction, *, ephemeral: bool, update: bool) -> None:
+    if interaction.response.is_done():
+        return
+    try:
+        if update:
+            await interaction.response.defer()
+        else:
+            await interaction.response.defer(ephemeral=ephemeral, thinking=True)
+            interaction.extras[_PUBLIC_THINKING] = not ephemeral
+    except discord.HTTPException:
+        log.warning("could not acknowledge interaction %s", interaction.id, exc_info=True)
+
+
+async def send(
+    interaction: discord.Interaction,
+    *,
+    content: str | None = None,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+    ephemeral: bool = True,
+) -> int | None:
+    """Sends a new message as the reply; returns its id when Discord says it."""
+    shown = render.fit(embeds)
+    body: Any = MISSING if content is None else render.clip(content, render.CONTENT)
+    items: Any = MISSING if view is None else view
+    if interaction.response.is_done():
+        message = await interaction.followup.send(
+            content=body, embeds=shown, view=items, ephemeral=ephemeral, wait=True
+        )
+        return message.id
+    response = await interaction.response.send_message(
+        content=body, embeds=shown, view=items, ephemeral=ephemeral
+    )
+    return response.message_id
+
+
+async def update(
+    interaction: discord.Interaction,
+    *,
+    content: str | None = None,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+) -> None:
+    """Replaces the message the clicked button is on (its buttons too; None removes them)."""
+    shown = render.fit(embeds)
+    body = None if content is None else render.clip(content, render.CONTENT)
+    if interaction.response.is_done():
+        await interaction.edit_original_response(content=body, embeds=shown, view=view)
+    else:
+        await interaction.response.edit_message(content=body, embeds=shown, view=view)
+
+
+async def locale_of(interaction: discord.Interaction) -> str:
+    """The caller's UI language; English when even that cannot be looked up."""
+    try:
+        return await client_of(interaction).app.quiz.ui_locale(actor(interaction))
+    except Exception:
+        return FALLBACK
+
+
+async def report(interaction: discord.Interaction, error: BaseException) -> None:
+    """Tells the caller, privately, why nothing happened. Never raises."""
+    try:
+        if isinstance(error, NotInGuild):
+            message = text(FALLBACK, "discord.guild_only")
+        elif isinstance(error, QuizError):
+            message = error_text(error, await locale_of(interaction))
+        else:
+            log.error("interaction %s failed", interaction.id, exc_info=error)
+            message = text(await locale_of(interaction), "error.generic")
+        if interaction.extras.pop(_PUBLIC_THINKING, False):
+            await interaction.delete_original_response()  # not a public "thinking…" forever
+        await send(interaction, content=message, ephemeral=True)
+    except Exception:
+        log.exception("could not tell the caller of interaction %s what went wrong", interaction.id)
+
+
+async def guard(interaction: discord.Interaction, work: Awaitable[None]) -> None:
+    """Runs a button's work; whatever it raises is reported to the clicker."""
+    try:
+        await work
+    except Exception as error:
+        await report(interaction, error)

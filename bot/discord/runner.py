@@ -1,0 +1,25 @@
+"""`quizbot run` with `[discord] enabled`: the bot until it is cancelled."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.discord.client import QuizClient, login_token, use_endpoints
+
+if TYPE_CHECKING:
+    from bot.app import App
+
+
+async def run_discord(app: App) -> None:
+    """Logs in, syncs the commands if they changed, and serves until cancelled."""
+    token = login_token(app)
+    use_endpoints(app.config.file.discord)
+    client = QuizClient(app)
+    try:
+        await client.start(token)
+    except discord.LoginFailure as e:
+        raise ValueError(f"Discord refused DISCORD_TOKEN ({e}); copy the bot's token again") from e
+    finally:
+        await client.close()

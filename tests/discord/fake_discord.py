@@ -1,0 +1,450 @@
+"""A local Discord: the REST API and the gateway over loopback, as discord.py 2.x uses them.
+
+REST: login (`GET /users/@me`, `GET /oauth2/applications/@me`), `GET /gateway/bot`, command
+sync (recorded), interaction callbacks (`?with_response=1`, answered like Discord: 200 with
+`interaction` and, for messages, `resource.message`), follow-ups, `@original` edits, and
+channel message edits. The gateway says HELLO, answers heartbeats, takes IDENTIFY (shard and
+intents recorded) and sends READY and, with the guilds intent, GUILD_CREATE per guild.
+
+Messages the bot creates are kept (channel ones and ephemeral ones alike) so a test can
+click their buttons with the payload Discord would send: the message as stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import discord
+from aiohttp import WSMsgType, web
+
+APP_ID = 900000000000000001
+BOT = {
+    "id": str(APP_ID),
+    "username": "quizbot",
+    "discriminator": "0",
+    "global_name": "quizbot",
+    "avatar": None,
+    "bot": True,
+}
+TOKEN = "fake-token"
+EPHEMERAL = 64
+GUILDS_INTENT = 1
+
+
+def as_json(data: Any, status: int = 200) -> web.Response:
+    """JSON as Discord sends it: discord.py parses only an exact `application/json`."""
+    return web.Response(
+        body=json.dumps(data).encode(), status=status, content_type="application/json"
+    )
+
+
+def user(user_id: int, name: str) -> dict[str, Any]:
+    return {
+        "id": str(user_id),
+        "username": name,
+        "discriminator": "0",
+        "global_name": name,
+        "avatar": None,
+    }
+
+
+@dataclass
+class Call:
+    """One REST request the bot made."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+    at: float
+
+
+@dataclass
+class Interaction:
+    """What Discord knows about one interaction it sent: its responses and follow-ups."""
+
+    id: str
+    token: str
+    payload: dict[str, Any]
+    sent_at: float
+    callbacks: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    followups: list[dict[str, Any]] = field(default_factory=list)
+    followup_ids: list[str] = field(default_factory=list)
+    original_edits: list[dict[str, Any]] = field(default_factory=list)
+    original_id: str | None = None
+    deleted_original: bool = False
+
+    @property
+    def first_response_after(self) -> float | None:
+        return self.callbacks[0][0] - self.sent_at if self.callbacks else None
+
+
+class FakeDiscord:
+    def __init__(self, guilds: list[int]) -> None:
+        self.guilds = guilds
+        self.calls: list[Call] = []
+        self.interactions: dict[str, Interaction] = {}
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.channel_edits: list[tuple[str, dict[str, Any]]] = []
+        self.command_puts: list[tuple[str | None, list[dict[str, Any]]]] = []
+        self.identifies: list[dict[str, Any]] = []
+        self.sessions: dict[int, web.WebSocketResponse] = {}
+        self.shard_count = 1
+        self._ids = itertools.count(1)
+        self._seq = itertools.count(2)
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.url = ""
+
+    # Running -------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application(middlewares=[self._record])
+        api = "/api/v10"
+        app.router.add_get(f"{api}/users/@me", self._me)
+        app.router.add_get(f"{api}/oauth2/applications/@me", self._application)
+        app.router.add_get(f"{api}/gateway/bot", self._gateway_bot)
+        app.router.add_put(f"{api}/applications/{{app}}/commands", self._put_commands)
+        app.router.add_put(
+            f"{api}/applications/{{app}}/guilds/{{guild}}/commands", self._put_commands
+        )
+        app.router.add_post(f"{api}/interactions/{{id}}/{{token}}/callback", self._callback)
+        app.router.add_post(f"{api}/webhooks/{{app}}/{{token}}", self._followup)
+        app.router.add_patch(
+            f"{api}/webhooks/{{app}}/{{token}}/messages/{{message}}", self._edit_webhook
+        )
+        app.router.add_delete(
+            f"{api}/webhooks/{{app}}/{{token}}/messages/{{message}}", self._delete_webhook
+        )
+        app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self._edit_channel)
+        app.router.add_get("/gateway", self._gateway)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        port = self._runner.addresses[0][1]
+        self.url = f"http://127.0.0.1:{port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.url.rsplit(':', 1)[1]}/gateway"
+
+    async def stop(self) -> None:
+        for ws in list(self.sessions.values()):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    def snowflake(self) -> str:
+        return str(discord.utils.time_snowflake(datetime.now(UTC)) + next(self._ids))
+
+    async def until(self, check: Callable[[], bool], within: float = 10.0) -> None:
+        """Waits until `check()` holds, re-checking after every request the bot makes."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(check), within)
+
+    async def _changed_now(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.path != "/gateway":
+            raw = await request.read()
+            body = json.loads(raw) if raw and request.content_type == "application/json" else None
+            self.calls.append(
+                Call(request.method, request.path, dict(request.query), body, time.monotonic())
+            )
+        response: web.StreamResponse = await handler(request)
+        await self._changed_now()
+        return response
+
+    # Gateway ---------------------------------------------------------------
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
+        shard: int | None = None
+        async for msg in ws:
+            if msg.type is not WSMsgType.TEXT:
+                continue
+            frame = json.loads(msg.data)
+            if frame["op"] == 1:
+                await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
+            elif frame["op"] == 2:
+                identify = frame["d"]
+                self.identifies.append(identify)
+                shard_id, self.shard_count = identify.get("shard", [0, 1])
+                shard = shard_id
+                self.sessions[shard_id] = ws
+                await self._ready(ws, shard_id, identify["intents"])
+                await self._changed_now()
+        if shard is not None and self.sessions.get(shard) is ws:
+            del self.sessions[shard]
+        return ws
+
+    def _guilds_of(self, shard_id: int) -> list[int]:
+        return [g for g in self.guilds if (g >> 22) % self.shard_count == shard_id]
+
+    async def _ready(self, ws: web.WebSocketResponse, shard_id: int, intents: int) -> None:
+        guilds = self._guilds_of(shard_id)
+        await ws.send_json(
+            {
+                "op": 0,
+                "t": "READY",
+                "s": 1,
+                "d": {
+                    "v": 10,
+                    "user": BOT,
+                    "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
+                    "session_id": f"session-{shard_id}",
+                    "resume_gateway_url": self.gateway_url,
+                    "application": {"id": str(APP_ID), "flags": 0},
+                    "shard": [shard_id, self.shard_count],
+                },
+            }
+        )
+        if intents & GUILDS_INTENT:
+            for g in guilds:
+                await self._send(ws, "GUILD_CREATE", guild(g))
+
+    async def _send(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
+        await ws.send_json({"op": 0, "t": event, "s": next(self._seq), "d": data})
+
+    def connected(self, shard_id: int = 0) -> bool:
+        return shard_id in self.sessions
+
+    async def dispatch_interaction(self, payload: dict[str, Any]) -> Interaction:
+        """Sends INTERACTION_CREATE on the shard of its guild; Discord's clock starts now."""
+        shard_id = (
+            (int(payload["guild_id"]) >> 22) % self.shard_count if "guild_id" in payload else 0
+        )
+        record = Interaction(payload["id"], payload["token"], payload, time.monotonic())
+        self.interactions[payload["token"]] = record
+        await self._send(self.sessions[shard_id], "INTERACTION_CREATE", payload)
+        return record
+
+    # REST ------------------------------------------------------------------
+
+    async def _me(self, request: web.Request) -> web.Response:
+        if request.headers.get("Authorization") != f"Bot {TOKEN}":
+            return as_json({"message": "401: Unauthorized", "code": 0}, status=401)
+        return as_json(BOT)
+
+    async def _application(self, request: web.Request) -> web.Response:
+        return as_json(
+            {
+                "id": str(APP_ID),
+                "name": "quizbot",
+                "description": "",
+                "icon": None,
+                "bot_public": True,
+                "bot_require_code_grant": False,
+                "owner": user(1, "owner"),
+                "verify_key": "0" * 64,
+                "flags": 0,
+                "team": None,
+                "summary": "",
+            }
+        )
+
+    async def _gateway_bot(self, request: web.Request) -> web.Response:
+        return as_json(
+            {
+                "url": self.gateway_url,
+                "shards": 1,
+                "session_start_limit": {
+                    "total": 1000,
+                    "remaining": 999,
+                    "reset_after": 0,
+                    "max_concurrency": 1,
+                },
+            }
+        )
+
+    async def _put_commands(self, request: web.Request) -> web.Response:
+        payload = await request.json()
+        self.command_puts.append((request.match_info.get("guild"), payload))
+        return as_json(
+            [
+                {**c, "id": self.snowflake(), "application_id": str(APP_ID), "version": "1"}
+                for c in payload
+            ]
+        )
+
+    def _message(
+        self, data: dict[str, Any], channel_id: str, *, message_id: str | None = None
+    ) -> dict[str, Any]:
+        return {
+            "id": message_id or self.snowflake(),
+            "channel_id": channel_id,
+            "type": 20,
+            "author": BOT,
+            "content": data.get("content") or "",
+            "embeds": data.get("embeds", []),
+            "components": data.get("components", []),
+            "flags": data.get("flags", 0),
+            "attachments": [],
+            "mentions": [],
+            "mention_roles": [],
+            "mention_everyone": False,
+            "pinned": False,
+            "tts": False,
+            "timestamp": datetime.now(UTC).isoformat(),
+            "edited_timestamp": None,
+            "webhook_id": str(APP_ID),
+            "application_id": str(APP_ID),
+        }
+
+    def _apply(self, message_id: str, data: dict[str, Any]) -> dict[str, Any]:
+        message = self.messages[message_id]
+        for key in ("content", "embeds", "components"):
+            if key in data:
+                message[key] = (
+                    data[key] if data[key] is not None else ([] if key != "content" else "")
+                )
+        message["edited_timestamp"] = datetime.now(UTC).isoformat()
+        return message
+
+    async def _callback(self, request: web.Request) -> web.Response:
+        record = self.interactions[request.match_info["token"]]
+        assert request.match_info["id"] == record.id
+        assert request.query.get("with_response") == "1"
+        body = await request.json()
+        assert not record.callbacks, "an interaction takes one response"
+        record.callbacks.append((time.monotonic(), body))
+        kind, data = body["type"], body.get("data") or {}
+        channel_id = record.payload["channel_id"]
+        result: dict[str, Any] = {
+            "id": record.id,
+            "type": record.payload["type"],
+            "response_message_loading": kind == 5,
+            "response_message_ephemeral": bool(data.get("flags", 0) & EPHEMERAL),
+        }
+        resource: dict[str, Any] | None = None
+        if kind in (4, 5):
+            message = self._message(data, channel_id)
+            self.messages[message["id"]] = message
+            record.original_id = message["id"]
+            result["response_message_id"] = message["id"]
+            resource = {"type": kind, "message": message}
+        elif kind in (6, 7):
+            original = record.payload["message"]["id"]
+            record.original_id = original
+            if kind == 7:
+                resource = {"type": 7, "message": self._apply(original, data)}
+        elif kind == 8:
+            return as_json({"interaction": result}, status=200)
+        reply: dict[str, Any] = {"interaction": result}
+        if resource is not None:
+            reply["resource"] = resource
+        return as_json(reply)
+
+    async def _followup(self, request: web.Request) -> web.Response:
+        record = self.interactions[request.match_info["token"]]
+        assert request.query.get("wait") in ("1", "true", "True")
+        assert record.callbacks, "a follow-up needs a response first"
+        data = await request.json()
+        record.followups.append(data)
+        first_kind = record.callbacks[0][1]["type"]
+        if first_kind == 5 and len(record.followups) == 1 and record.original_id in self.messages:
+            # Discord: the first follow-up after a "thinking" deferral replaces that message,
+            # keeping the deferral's ephemeral flag.
+            record.followup_ids.append(record.original_id)
+            return as_json(self._apply(record.original_id, data))
+        message = self._message(data, record.payload["channel_id"])
+        self.messages[message["id"]] = message
+        record.followup_ids.append(message["id"])
+        return as_json(message)
+
+    async def _edit_webhook(self, request: web.Request) -> web.Response:
+        record = self.interactions[request.match_info["token"]]
+        assert request.match_info["message"] == "@original" and record.original_id is not None
+        data = await request.json()
+        record.original_edits.append(data)
+        return as_json(self._apply(record.original_id, data))
+
+    async def _delete_webhook(self, request: web.Request) -> web.Response:
+        record = self.interactions[request.match_info["token"]]
+        record.deleted_original = True
+        if record.original_id is not None:
+            self.messages.pop(record.original_id, None)
+        return web.Response(status=204)
+
+    async def _edit_channel(self, request: web.Request) -> web.Response:
+        message_id = request.match_info["message"]
+        if message_id not in self.messages:
+            return as_json({"message": "Unknown Message", "code": 10008}, status=404)
+        data = await request.json()
+        self.channel_edits.append((message_id, data))
+        return as_json(self._apply(message_id, data))
+
+    # What the bot sent -----------------------------------------------------
+
+    def sent_messages(self) -> list[dict[str, Any]]:
+        """Every message body the bot sent or edited (for the limits check)."""
+        bodies: list[dict[str, Any]] = []
+        for record in self.interactions.values():
+            for _, body in record.callbacks:
+                if body.get("data"):
+                    bodies.append(body["data"])
+            bodies.extend(record.followups)
+            bodies.extend(record.original_edits)
+        bodies.extend(data for _, data in self.channel_edits)
+        return bodies
+
+
+def guild(guild_id: int) -> dict[str, Any]:
+    return {
+        "id": str(guild_id),
+        "name": f"guild {guild_id}",
+        "unavailable": False,
+        "owner_id": "1",
+        "member_count": 3,
+        "large": False,
+        "roles": [],
+        "emojis": [],
+        "stickers": [],
+        "features": [],
+        "channels": [],
+        "threads": [],
+        "members": [],
+        "voice_states": [],
+        "presences": [],
+        "stage_instances": [],
+        "guild_scheduled_events": [],
+        "soundboard_sounds": [],
+        "preferred_locale": "en-US",
+        "joined_at": datetime.now(UTC).isoformat(),
+        "icon": None,
+        "splash": None,
+        "discovery_splash": None,
+        "banner": None,
+        "description": None,
+        "afk_channel_id": None,
+        "afk_timeout": 300,
+        "verification_level": 0,
+        "default_message_notifications": 0,
+        "explicit_content_filter": 0,
+        "mfa_level": 0,
+        "nsfw_level": 0,
+        "premium_tier": 0,
+        "premium_progress_bar_enabled": False,
+        "system_channel_id": None,
+        "system_channel_flags": 0,
+        "rules_channel_id": None,
+        "public_updates_channel_id": None,
+        "vanity_url_code": None,
+    }
