@@ -97,18 +97,34 @@ def nothing_to_run_message(config: Config) -> str:
     )
 
 
-async def run_platforms(app: App) -> None:
-    """Runs every enabled platform in this process until one stops or we are cancelled."""
-    names = enabled_platforms(app.config)
+def check_platforms(config: Config) -> None:
+    """Checks every enabled platform's secrets before anything starts (SetupError)."""
+    names = enabled_platforms(config)
     if not names:
-        raise NothingToRun(nothing_to_run_message(app.config))
-    runners = []
+        raise NothingToRun(nothing_to_run_message(config))
     if "slack" in names:
-        from bot.slack.runner import run_slack
+        from bot.slack.runner import check_setup as check_slack
 
-        runners.append(run_slack(app))
+        check_slack(config)
     if "discord" in names:
-        from bot.discord.runner import run_discord
+        from bot.discord.runner import check_setup as check_discord
 
-        runners.append(run_discord(app))
-    await asyncio.gather(*runners)
+        check_discord(config)
+
+
+async def run_platforms(app: App) -> None:
+    """Runs every enabled platform in this process; when one stops, the others are stopped."""
+    check_platforms(app.config)
+    names = enabled_platforms(app.config)
+    try:
+        async with asyncio.TaskGroup() as group:
+            if "slack" in names:
+                from bot.slack.runner import run_slack
+
+                group.create_task(run_slack(app))
+            if "discord" in names:
+                from bot.discord.runner import run_discord
+
+                group.create_task(run_discord(app))
+    except BaseExceptionGroup as failed:
+        raise failed.exceptions[0] from None

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.config import Config, ConfigError, load_config
+from bot.config import Config, ConfigError, SetupError, load_config
 
 log = logging.getLogger("quizbot")
 
@@ -84,23 +84,16 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
 
 
 async def _run(config: Config) -> int:
-    from bot.app import (
-        NothingToRun,
-        build_app,
-        enabled_platforms,
-        nothing_to_run_message,
-        run_platforms,
-    )
+    from bot.app import NothingToRun, build_app, check_platforms, run_platforms
 
-    if not enabled_platforms(config):
-        print(nothing_to_run_message(config), file=sys.stderr)
+    try:
+        check_platforms(config)  # before migrations, so a missing token is said first
+    except NothingToRun as e:
+        print(e, file=sys.stderr)
         return 1
     app = await build_app(config)
     try:
         await run_platforms(app)
-    except NothingToRun as e:
-        print(e, file=sys.stderr)
-        return 1
     finally:
         await app.close()
     return 0
@@ -157,6 +150,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         logging.basicConfig(
             level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
         )
+        logging.getLogger("alembic").setLevel(logging.WARNING)  # its INFO lines are noise here
         return asyncio.run(_run(config))
     if args.command == "db":
         if args.db_command != "upgrade":
@@ -181,6 +175,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
+    except SetupError as e:
+        print(f"cannot start: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # e.g. no network, a port in use, a database that does not answer
+        print(f"cannot start: {e}", file=sys.stderr)
+        return 1
     except DeckError as e:
         print(e, file=sys.stderr)
         print(

@@ -13,13 +13,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 SECRET_KEYS = ("token", "secret", "signing_secret", "app_token", "bot_token", "client_secret")
 
 
 class ConfigError(Exception):
     """A config problem a person can fix; the message says where."""
+
+
+class SetupError(Exception):
+    """A platform cannot start as configured (a missing or refused secret, no network):
+    the message says what to set or check."""
 
 
 class _Section(BaseModel):
@@ -58,6 +63,16 @@ class DiscordConfig(_Section):
     api_url: str | None = None
     """Discord REST base URL override (only for tests against a local server)."""
     gateway_url: str | None = None
+
+    @model_validator(mode="after")
+    def _shards(self) -> DiscordConfig:
+        if self.shard_ids is not None:
+            if self.shard_count is None:
+                raise ValueError("shard_ids needs shard_count (the total number of shards)")
+            bad = [i for i in self.shard_ids if not 0 <= i < self.shard_count]
+            if bad:
+                raise ValueError(f"shard_ids {bad} are not between 0 and shard_count - 1")
+        return self
 
 
 class ScheduleConfig(_Section):

@@ -265,7 +265,8 @@ def leaderboard_message(
     if board.me is None:
         you = text(loc, "leaderboard.you_none") if board.rows else None
     elif not board.me_in_top:
-        you = text(loc, "leaderboard.you", rank=board.me.rank, points=board.me.points)
+        me = board.me
+        you = text(loc, "leaderboard.you", user=mention(me.user_id), rank=me.rank, points=me.points)
     return BoardMessage(title, lines, you)
 
 

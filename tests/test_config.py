@@ -85,3 +85,15 @@ def test_the_example_config_is_valid_and_equals_the_defaults(tmp_path: Path) -> 
     config = load_config(str(example), env={}, cwd=tmp_path)
     defaults = load_config(None, env={}, cwd=tmp_path)
     assert config.file == defaults.file
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ("[discord]\nshard_ids = [0]\n", "shard_ids needs shard_count"),
+        ("[discord]\nshard_count = 2\nshard_ids = [0, 2]\n", r"shard_ids \[2\] are not between"),
+    ],
+)
+def test_shard_settings_are_checked(tmp_path: Path, body: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_config(str(write(tmp_path, body)), env={}, cwd=tmp_path)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 import yarl
 
-from bot.config import DiscordConfig
+from bot.config import DiscordConfig, SetupError
 from bot.core.errors import QuizError
 from bot.discord import buttons, replies, sync
 from bot.discord.commands import QuizTree
@@ -46,7 +46,7 @@ def use_endpoints(config: DiscordConfig) -> None:
 def login_token(app: App) -> str:
     token = app.config.secrets.discord_token
     if not token:
-        raise ValueError(
+        raise SetupError(
             "DISCORD_TOKEN is not set: the Discord bot's token comes from the environment"
         )
     return token

@@ -6,10 +6,20 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.config import Config, SetupError
 from bot.discord.client import QuizClient, login_token, use_endpoints
 
 if TYPE_CHECKING:
     from bot.app import App
+
+
+def check_setup(config: Config) -> None:
+    """Raises SetupError before anything starts when the Discord token is missing."""
+    if not config.secrets.discord_token:
+        raise SetupError(
+            "[discord] enabled = true needs DISCORD_TOKEN in the environment "
+            "(Developer Portal -> your application -> Bot -> Reset Token)"
+        )
 
 
 async def run_discord(app: App) -> None:
@@ -20,6 +30,6 @@ async def run_discord(app: App) -> None:
     try:
         await client.start(token)
     except discord.LoginFailure as e:
-        raise ValueError(f"Discord refused DISCORD_TOKEN ({e}); copy the bot's token again") from e
+        raise SetupError(f"Discord refused DISCORD_TOKEN ({e}); copy the bot's token again") from e
     finally:
         await client.close()

@@ -20,6 +20,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.app import App
+from bot.config import SetupError
 from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
 from bot.slack import actions
@@ -39,7 +40,7 @@ log = logging.getLogger("quizbot.slack")
 COMMAND = "/quiz"
 
 
-class SlackSetupError(Exception):
+class SlackSetupError(SetupError):
     """A missing secret or setting; the message says what to set."""
 
 

@@ -23,13 +23,12 @@ from discord_harness import (
 )
 from fake_discord import APP_ID, FakeDiscord
 
+from bot.config import SetupError
 from bot.discord.client import QuizClient
 from bot.discord.runner import run_discord
 from bot.discord.sync import application_id_from_token, invite_url, sync_commands
 
-ADMIN_ONLY = (
-    "Only an admin can do that (Manage Server on Discord; a workspace admin or owner on Slack)."
-)
+ADMIN_ONLY = "Only an admin can do that."
 
 
 def _extra_command(client: QuizClient) -> None:
@@ -306,7 +305,7 @@ async def test_run_discord_serves_until_cancelled(fake: FakeDiscord, tmp_path: P
 async def test_run_discord_needs_a_token(tmp_path: Path) -> None:
     app = await make_app(tmp_path, token=None)
     try:
-        with pytest.raises(ValueError, match="DISCORD_TOKEN is not set"):
+        with pytest.raises(SetupError, match="DISCORD_TOKEN is not set"):
             await run_discord(app)
     finally:
         await app.close()
@@ -315,7 +314,7 @@ async def test_run_discord_needs_a_token(tmp_path: Path) -> None:
 async def test_a_refused_token_is_a_plain_error(fake: FakeDiscord, tmp_path: Path) -> None:
     app = await make_app(tmp_path, token="not-the-token")
     try:
-        with pytest.raises(ValueError, match="Discord refused DISCORD_TOKEN"):
+        with pytest.raises(SetupError, match="Discord refused DISCORD_TOKEN"):
             await run_discord(app)
     finally:
         await app.close()

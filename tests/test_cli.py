@@ -1,0 +1,58 @@
+"""What a person sees from `quizbot run` and friends when something is missing: one message."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def quizbot(
+    tmp_path: Path, config: str, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "config.toml"
+    path.write_text(config, encoding="utf-8")
+    clean = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args, "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        env=clean,
+    )
+
+
+def test_run_with_nothing_enabled_says_what_to_set(tmp_path: Path) -> None:
+    proc = quizbot(tmp_path, "", "run")
+    assert proc.returncode == 1
+    assert "No platform is enabled" in proc.stderr
+    assert "quizbot play" in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("config", "message"),
+    [
+        ("[slack]\nenabled = true\n", "SLACK_APP_TOKEN"),
+        ("[slack]\nenabled = true\nmode = 'http'\n", "SLACK_SIGNING_SECRET"),
+        ("[discord]\nenabled = true\n", "DISCORD_TOKEN"),
+    ],
+)
+def test_missing_secrets_are_named_before_anything_starts(
+    tmp_path: Path, config: str, message: str
+) -> None:
+    proc = quizbot(tmp_path, config, "run")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("cannot start: ")
+    assert message in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not (tmp_path / "quizbot.db").exists()  # checked before the database is touched
+
+
+def test_a_bad_config_key_is_named(tmp_path: Path) -> None:
+    proc = quizbot(tmp_path, "[slack]\nprot = 1\n", "validate")
+    assert proc.returncode == 2
+    assert "slack.prot: unknown key" in proc.stderr
