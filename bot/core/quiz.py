@@ -359,9 +359,14 @@ class Quiz:
     async def server(self, actor: Actor) -> ServerSettings:
         return await self.store.server(actor.server_id)
 
-    async def reset(self, actor: Actor) -> int:
-        """Starts a new season (after the adapter's confirm button). Nothing is deleted."""
+    async def reset(self, actor: Actor, confirms: int) -> int:
+        """Starts season `confirms` + 1, once: the confirm button carries the season it was
+        shown for, so a second press, or a button left over from an old reset, changes nothing.
+        Nothing is deleted."""
         self._require_admin(actor)
+        server = await self.store.server(actor.server_id)
+        if server.season != confirms:
+            raise QuizError("reset_stale", season=server.season)
         return await self.store.new_season(actor.server_id, self.clock.now())
 
     @staticmethod

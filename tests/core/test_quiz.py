@@ -276,10 +276,14 @@ async def test_reset_starts_a_new_season_and_keeps_history(quiz: Quiz, store: Qu
     view = await quiz.post(user("poster"), "C1", "demo", "q1")
     await quiz.answer(user("ana"), view.post.id, shown(view.post.order, 0))
     with pytest.raises(QuizError) as err:
-        await quiz.reset(user("ana"))
+        await quiz.reset(user("ana"), confirms=1)
     assert err.value.key == "admin_only"
-    season = await quiz.reset(user("boss", admin=True))
+    season = await quiz.reset(user("boss", admin=True), confirms=1)
     assert season == 2
+    with pytest.raises(QuizError) as err:  # the same confirm button pressed again
+        await quiz.reset(user("boss", admin=True), confirms=1)
+    assert (err.value.key, err.value.params) == ("reset_stale", {"season": 2})
+    assert (await quiz.server(user("boss"))).season == 2
     assert (await quiz.leaderboard(user("ana"), Period.ALL)).rows == []
     assert (await store.totals("slack:T1", 1, "ana")).points == 1  # season 1 is kept
 
