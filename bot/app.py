@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 from dataclasses import dataclass, field
 
 from bot.config import Config
@@ -42,6 +44,29 @@ class App:
 
     async def close(self) -> None:
         await self.store.close()
+
+    def reload_decks(self) -> DeckReport:
+        """Loads the decks again; only a valid set replaces the running one.
+
+        Posts and runs of questions that disappeared get a polite "question gone" reply.
+        """
+        report = load_decks(self.config.question_paths)
+        if report.ok:
+            self.quiz.decks = DeckLibrary(report.decks)
+            log.info("decks reloaded: %s", report.summary(), extra={"event": "decks_reloaded"})
+        else:
+            log.error(
+                "deck reload refused, keeping the running decks:\n%s",
+                "\n".join(str(p) for p in report.problems),
+                extra={"event": "decks_reload_refused", "problems": len(report.problems)},
+            )
+        return report
+
+    def reload_on_sighup(self) -> None:
+        """`kill -HUP <pid>` reloads the decks (where the platform has signals)."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, AttributeError):
+            loop.add_signal_handler(signal.SIGHUP, self.reload_decks)
 
 
 async def build_app(
@@ -116,6 +141,7 @@ async def run_platforms(app: App) -> None:
     """Runs every enabled platform in this process; when one stops, the others are stopped."""
     check_platforms(app.config)
     names = enabled_platforms(app.config)
+    app.reload_on_sighup()
     try:
         async with asyncio.TaskGroup() as group:
             if "slack" in names:

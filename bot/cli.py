@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run every platform the config enables")
     run.add_argument("--config", help="config file")
-    run.add_argument("--log-level", default="INFO")
+    run.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING or ERROR")
 
     db = sub.add_parser("db", help="database maintenance")
     db_sub = db.add_subparsers(dest="db_command", metavar="ACTION")
@@ -147,10 +147,11 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "play":
         return asyncio.run(_play(config, args))
     if args.command == "run":
-        logging.basicConfig(
-            level=args.log_level.upper(), format="%(asctime)s %(levelname)s %(name)s %(message)s"
-        )
-        logging.getLogger("alembic").setLevel(logging.WARNING)  # its INFO lines are noise here
+        from dataclasses import astuple
+
+        from bot.logs import configure
+
+        configure(args.log_level, astuple(config.secrets), json_lines=not sys.stderr.isatty())
         return asyncio.run(_run(config))
     if args.command == "db":
         if args.db_command != "upgrade":

@@ -1,0 +1,58 @@
+"""Logs are one JSON object per line, and never contain a secret, even in a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from collections.abc import Iterator
+
+import pytest
+
+from bot.logs import REDACTED, configure
+
+BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx"
+APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789"
+DISCORD = "MTIzNDU2Nzg5MDEyMzQ1Njc4OQ.GaBcDe.abcdefghijklmnopqrstuvwxyz0123456789AB"
+SIGNING = "8f742231b10e8888abcd99yyyzzz85a5"
+
+
+@pytest.fixture
+def lines() -> Iterator[io.StringIO]:
+    stream = io.StringIO()
+    handler = configure("DEBUG", {"a": BOT, "b": SIGNING, "c": None}, stream=stream)
+    yield stream
+    logging.getLogger().removeHandler(handler)
+
+
+def records(stream: io.StringIO) -> list[dict[str, object]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def test_an_event_is_one_json_line_with_its_fields(lines: io.StringIO) -> None:
+    logging.getLogger("quizbot.slack").info(
+        "answer", extra={"event": "answer", "server": "slack:T1", "post": 7, "latency_ms": 12.5}
+    )
+    [line] = records(lines)
+    assert line["msg"] == "answer" and line["level"] == "info"
+    assert (line["server"], line["post"], line["latency_ms"]) == ("slack:T1", 7, 12.5)
+
+
+@pytest.mark.parametrize("secret", [BOT, APP, DISCORD, SIGNING])
+def test_secrets_never_reach_the_log(lines: io.StringIO, secret: str) -> None:
+    log = logging.getLogger("quizbot.test")
+    log.warning("calling with %s", secret)
+    log.info("headers", extra={"headers": {"Authorization": f"Bearer {secret}"}})
+    try:
+        raise RuntimeError(f"request failed: token={secret}")
+    except RuntimeError:
+        log.exception("boom")
+    out = lines.getvalue()
+    assert secret not in out
+    assert out.count(REDACTED) >= 3
+    assert all(json.loads(line) for line in out.splitlines())  # still valid JSON
+
+
+def test_ordinary_text_is_left_alone(lines: io.StringIO) -> None:
+    logging.getLogger("quizbot.test").info("post 12 in C0123 closed after 3 answers")
+    assert records(lines)[0]["msg"] == "post 12 in C0123 closed after 3 answers"
