@@ -11,6 +11,7 @@ import asyncio
 import getpass
 import json
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,6 +20,16 @@ from bot import __version__
 from bot.config import Config, ConfigError, SetupError, load_config
 
 log = logging.getLogger("quizbot")
+DRAIN_SECONDS = 10.0
+
+
+async def drain(timeout: float) -> None:
+    """Waits for work still in flight (a click acknowledged but not yet answered)."""
+    others = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
+    if others:
+        _, late = await asyncio.wait(others, timeout=timeout)
+        if late:
+            log.warning("%d tasks still running after %ss; stopping them", len(late), timeout)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,10 +103,27 @@ async def _run(config: Config) -> int:
         print(e, file=sys.stderr)
         return 1
     app = await build_app(config)
+    runner = asyncio.create_task(run_platforms(app))
+    stopping = asyncio.Event()
+
+    def stop() -> None:
+        if not stopping.is_set():
+            log.info("stopping: finishing in-flight work", extra={"event": "stopping"})
+            stopping.set()
+            runner.cancel()
+
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop)
     try:
-        await run_platforms(app)
+        await runner
+    except asyncio.CancelledError:
+        if not stopping.is_set():
+            raise
     finally:
+        await drain(DRAIN_SECONDS)
         await app.close()
+    log.info("stopped", extra={"event": "stopped"})
     return 0
 
 
