@@ -23,13 +23,13 @@ log = logging.getLogger("quizbot")
 DRAIN_SECONDS = 10.0
 
 
-async def drain(timeout: float) -> None:
+async def drain(seconds: float) -> None:
     """Waits for work still in flight (a click acknowledged but not yet answered)."""
     others = {t for t in asyncio.all_tasks() if t is not asyncio.current_task()}
     if others:
-        _, late = await asyncio.wait(others, timeout=timeout)
+        _, late = await asyncio.wait(others, timeout=seconds)
         if late:
-            log.warning("%d tasks still running after %ss; stopping them", len(late), timeout)
+            log.warning("%d tasks still running after %ss; stopping them", len(late), seconds)
 
 
 def _parser() -> argparse.ArgumentParser:
