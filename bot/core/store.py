@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from enum import Enum
 from typing import Protocol
+
+from bot.core.schedule import Days, Schedule
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,47 @@ class StandingsQuery:
     deck_id: str | None = None
 
 
+class SlotStatus(Enum):
+    """What became of one (schedule, local date) slot."""
+
+    CLAIMED = "claimed"
+    """Won by one scheduler instance, which is posting it now (or died while doing so)."""
+    POSTED = "posted"
+    FAILED = "failed"
+    """The delivery failed; `error` says why. A failed date is not tried again."""
+    SKIPPED = "skipped"
+    """Noticed only after the catch-up window (the bot was down): not posted."""
+
+
+@dataclass(frozen=True)
+class NewSchedule:
+    server_id: str
+    channel_id: str
+    time: str
+    zone: str
+    deck_id: str
+    days: Days
+    created_by: str
+    at: datetime
+
+
+@dataclass(frozen=True)
+class EnabledSchedule:
+    schedule: Schedule
+    last_date: date | None
+    """The local date of the schedule's newest slot row (claimed in any status), if any."""
+
+
+@dataclass(frozen=True)
+class SlotRecord:
+    schedule_id: int
+    local_date: date
+    status: SlotStatus
+    claimed_at: datetime
+    post_id: int | None = None
+    error: str | None = None
+
+
 class QuizStore(Protocol):
     """Minimum methods a store implements. All datetimes are aware UTC."""
 
@@ -223,6 +266,73 @@ class QuizStore(Protocol):
     async def streak(self, server_id: str, user_id: str) -> int:
         """Consecutive scheduled posts (posts with a schedule_id) of this server the user
         answered, newest first; the newest one still open and unanswered does not break it."""
+        ...
+
+    # Schedules (one per channel) and their slots (one row per schedule and local date)
+    async def put_schedule(self, new: NewSchedule) -> Schedule:
+        """Creates the channel's schedule, or replaces the one it has (keeping its id, so
+        its question cycle goes on), enabled, with `updated_at` = `new.at`."""
+        ...
+
+    async def schedule(self, schedule_id: int) -> Schedule | None: ...
+
+    async def schedule_in_channel(self, server_id: str, channel_id: str) -> Schedule | None:
+        """The channel's schedule, enabled or not."""
+        ...
+
+    async def server_schedules(self, server_id: str) -> Sequence[Schedule]:
+        """The server's enabled schedules, by channel id."""
+        ...
+
+    async def disable_schedule(
+        self, server_id: str, channel_id: str, at: datetime
+    ) -> Schedule | None:
+        """Turns the channel's schedule off; None if it had no enabled one."""
+        ...
+
+    async def enabled_schedules(self) -> Sequence[EnabledSchedule]:
+        """Every enabled schedule of every server, with its newest slot date (one query:
+        the scheduler asks this every tick)."""
+        ...
+
+    async def claim_slot(
+        self,
+        schedule_id: int,
+        local_date: date,
+        at: datetime,
+        status: SlotStatus = SlotStatus.CLAIMED,
+    ) -> bool:
+        """Inserts the (schedule, local date) row; True for the one caller that did, False
+        for everyone else, whenever they try. Only the winner posts."""
+        ...
+
+    async def finish_slot(
+        self,
+        schedule_id: int,
+        local_date: date,
+        status: SlotStatus,
+        *,
+        post_id: int | None = None,
+        error: str | None = None,
+    ) -> None: ...
+
+    async def recent_slots(self, schedule_id: int, limit: int) -> Sequence[SlotRecord]:
+        """The schedule's newest slot rows, newest date first."""
+        ...
+
+    async def scheduled_questions(self, schedule_id: int, deck_id: str) -> Sequence[str]:
+        """Question ids of the schedule's posts from this deck, oldest first."""
+        ...
+
+    async def open_scheduled_posts(
+        self, schedule_id: int | None = None, opened_before: datetime | None = None
+    ) -> Sequence[PostRecord]:
+        """Open posts made by a schedule (this one, or any), oldest first."""
+        ...
+
+    async def discard_post(self, post_id: int, at: datetime) -> None:
+        """Closes a post that never reached its channel and detaches it from its schedule,
+        so it counts neither in streaks nor in the question cycle."""
         ...
 
     # Small key/value state (e.g. the hash of the last Discord command sync)

@@ -14,27 +14,43 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Row, Subquery, Table, case, event, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Row,
+    Subquery,
+    Table,
+    case,
+    event,
+    func,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from bot.core.schedule import Schedule, parse_days
 from bot.core.store import (
     AnswerStatus,
+    EnabledSchedule,
     NewPost,
+    NewSchedule,
     PostAnswerOutcome,
     PostRecord,
     RunAnswerOutcome,
     RunAnswerRecord,
     RunRecord,
     ServerSettings,
+    SlotRecord,
+    SlotStatus,
     Standing,
     StandingsQuery,
     Totals,
@@ -48,6 +64,8 @@ from bot.storage.tables import (
     meta,
     posts,
     runs,
+    schedule_slots,
+    schedules,
     servers,
     user_settings,
 )
@@ -514,6 +532,170 @@ class SqlStore:
             count: int = (await conn.execute(stmt)).scalar_one()
         return count
 
+    # Schedules
+
+    async def put_schedule(self, new: NewSchedule) -> Schedule:
+        """An upsert on the (server, channel) key: one schedule per channel, its id kept."""
+        settings = {
+            "time": new.time,
+            "zone": new.zone,
+            "deck_id": new.deck_id,
+            "days": new.days,
+            "created_by": new.created_by,
+            "enabled": True,
+            "updated_at": new.at,
+        }
+        stmt = self._insert(schedules).values(
+            server_id=new.server_id, channel_id=new.channel_id, created_at=new.at, **settings
+        )
+        upsert = stmt.on_conflict_do_update(
+            index_elements=[schedules.c.server_id, schedules.c.channel_id], set_=settings
+        ).returning(*schedules.c)
+        async with self._writer.begin() as conn:
+            row = (await conn.execute(upsert)).one()
+        return _schedule(row)
+
+    async def schedule(self, schedule_id: int) -> Schedule | None:
+        return await self._one_schedule(schedules.c.id == schedule_id)
+
+    async def schedule_in_channel(self, server_id: str, channel_id: str) -> Schedule | None:
+        return await self._one_schedule(
+            schedules.c.server_id == server_id, schedules.c.channel_id == channel_id
+        )
+
+    async def _one_schedule(self, *where: Any) -> Schedule | None:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(schedules).where(*where))).first()
+        return None if row is None else _schedule(row)
+
+    async def server_schedules(self, server_id: str) -> Sequence[Schedule]:
+        stmt = (
+            select(schedules)
+            .where(schedules.c.server_id == server_id, schedules.c.enabled)
+            .order_by(schedules.c.channel_id)
+        )
+        async with self._engine.connect() as conn:
+            return [_schedule(row) for row in await conn.execute(stmt)]
+
+    async def disable_schedule(
+        self, server_id: str, channel_id: str, at: datetime
+    ) -> Schedule | None:
+        stmt = (
+            update(schedules)
+            .where(
+                schedules.c.server_id == server_id,
+                schedules.c.channel_id == channel_id,
+                schedules.c.enabled,
+            )
+            .values(enabled=False, updated_at=at)
+            .returning(*schedules.c)
+        )
+        async with self._writer.begin() as conn:
+            row = (await conn.execute(stmt)).first()
+        return None if row is None else _schedule(row)
+
+    async def enabled_schedules(self) -> Sequence[EnabledSchedule]:
+        """The newest slot date is a correlated MAX over the slots' primary key: one index
+        probe per schedule, however many years of slots there are."""
+        last_date = (
+            select(func.max(schedule_slots.c.local_date))
+            .where(schedule_slots.c.schedule_id == schedules.c.id)
+            .scalar_subquery()
+        )
+        stmt = (
+            select(schedules, last_date.label("last_date"))
+            .where(schedules.c.enabled)
+            .order_by(schedules.c.id)
+        )
+        async with self._engine.connect() as conn:
+            return [
+                EnabledSchedule(_schedule(row), _date(row.last_date))
+                for row in await conn.execute(stmt)
+            ]
+
+    async def claim_slot(
+        self,
+        schedule_id: int,
+        local_date: date,
+        at: datetime,
+        status: SlotStatus = SlotStatus.CLAIMED,
+    ) -> bool:
+        """INSERT ... ON CONFLICT DO NOTHING RETURNING on the (schedule, date) primary key:
+        exactly one caller gets a row back, across processes and restarts."""
+        stmt = (
+            self._insert(schedule_slots)
+            .values(
+                schedule_id=schedule_id, local_date=local_date, status=status.value, claimed_at=at
+            )
+            .on_conflict_do_nothing(
+                index_elements=[schedule_slots.c.schedule_id, schedule_slots.c.local_date]
+            )
+            .returning(schedule_slots.c.schedule_id)
+        )
+        async with self._writer.begin() as conn:
+            return (await conn.execute(stmt)).first() is not None
+
+    async def finish_slot(
+        self,
+        schedule_id: int,
+        local_date: date,
+        status: SlotStatus,
+        *,
+        post_id: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        async with self._writer.begin() as conn:
+            await conn.execute(
+                update(schedule_slots)
+                .where(
+                    schedule_slots.c.schedule_id == schedule_id,
+                    schedule_slots.c.local_date == local_date,
+                )
+                .values(status=status.value, post_id=post_id, error=error)
+            )
+
+    async def recent_slots(self, schedule_id: int, limit: int) -> Sequence[SlotRecord]:
+        stmt = (
+            select(schedule_slots)
+            .where(schedule_slots.c.schedule_id == schedule_id)
+            .order_by(schedule_slots.c.local_date.desc())
+            .limit(limit)
+        )
+        async with self._engine.connect() as conn:
+            return [_slot(row) for row in await conn.execute(stmt)]
+
+    async def scheduled_questions(self, schedule_id: int, deck_id: str) -> Sequence[str]:
+        stmt = (
+            select(posts.c.question_id)
+            .where(posts.c.schedule_id == schedule_id, posts.c.deck_id == deck_id)
+            .order_by(posts.c.opened_at, posts.c.id)
+        )
+        async with self._engine.connect() as conn:
+            return list((await conn.execute(stmt)).scalars())
+
+    async def open_scheduled_posts(
+        self, schedule_id: int | None = None, opened_before: datetime | None = None
+    ) -> Sequence[PostRecord]:
+        where: list[ColumnElement[bool]] = [
+            posts.c.schedule_id.is_not(None),
+            posts.c.closed_at.is_(None),
+        ]
+        if schedule_id is not None:
+            where.append(posts.c.schedule_id == schedule_id)
+        if opened_before is not None:
+            where.append(posts.c.opened_at < opened_before)
+        stmt = select(posts).where(*where).order_by(posts.c.opened_at, posts.c.id)
+        async with self._engine.connect() as conn:
+            return [_post(row) for row in await conn.execute(stmt)]
+
+    async def discard_post(self, post_id: int, at: datetime) -> None:
+        async with self._writer.begin() as conn:
+            await conn.execute(
+                update(posts)
+                .where(posts.c.id == post_id)
+                .values(closed_at=func.coalesce(posts.c.closed_at, at), schedule_id=None)
+            )
+
     # Key/value state
 
     async def get_meta(self, key: str) -> str | None:
@@ -604,6 +786,40 @@ def _post(row: AnyRow) -> PostRecord:
         closed_at=row.closed_at,
         message_ref=row.message_ref,
         schedule_id=row.schedule_id,
+    )
+
+
+def _date(value: date | str | None) -> date | None:
+    """A DATE from either database (SQLite gives text when no column type reaches it)."""
+    if value is None or isinstance(value, date):
+        return value
+    return date.fromisoformat(value)
+
+
+def _schedule(row: AnyRow) -> Schedule:
+    return Schedule(
+        id=row.id,
+        server_id=row.server_id,
+        channel_id=row.channel_id,
+        time=row.time,
+        zone=row.zone,
+        deck_id=row.deck_id,
+        days=parse_days(row.days),
+        created_by=row.created_by,
+        enabled=bool(row.enabled),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+    )
+
+
+def _slot(row: AnyRow) -> SlotRecord:
+    return SlotRecord(
+        schedule_id=row.schedule_id,
+        local_date=row.local_date,
+        status=SlotStatus(row.status),
+        claimed_at=row.claimed_at,
+        post_id=row.post_id,
+        error=row.error,
     )
 
 

@@ -18,6 +18,7 @@ from sqlalchemy import (
     Boolean,
     CheckConstraint,
     Column,
+    Date,
     DateTime,
     Dialect,
     ForeignKey,
@@ -30,6 +31,7 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
     literal_column,
+    true,
 )
 
 metadata = MetaData(
@@ -212,3 +214,43 @@ meta = Table(
     Column("key", String, primary_key=True),
     Column("value", Text, nullable=False),
 )
+
+schedules = Table(
+    "schedules",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("channel_id", String, nullable=False),
+    Column("time", String, nullable=False),
+    Column("zone", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("days", String, nullable=False),
+    Column("created_by", String, nullable=False),
+    Column("enabled", Boolean, nullable=False, server_default=true()),
+    Column("created_at", UtcDateTime, nullable=False),
+    Column("updated_at", UtcDateTime, nullable=False),
+    UniqueConstraint("server_id", "channel_id"),
+    CheckConstraint("days IN ('daily', 'weekdays')", name="days"),
+)
+"""One row per channel ever scheduled; `off` clears `enabled`, a new `set` reuses the row."""
+
+schedule_slots = Table(
+    "schedule_slots",
+    metadata,
+    Column("schedule_id", RowId, ForeignKey("schedules.id"), primary_key=True),
+    Column("local_date", Date, primary_key=True),
+    Column("status", String, nullable=False),
+    Column("post_id", RowId, ForeignKey("posts.id")),
+    Column("error", Text),
+    Column("claimed_at", UtcDateTime, nullable=False),
+    CheckConstraint("status IN ('claimed', 'posted', 'failed', 'skipped')", name="status"),
+)
+
+Index(
+    "ix_posts_by_schedule",
+    posts.c.schedule_id,
+    posts.c.opened_at,
+    sqlite_where=posts.c.schedule_id.is_not(None),
+    postgresql_where=posts.c.schedule_id.is_not(None),
+)
+"""A schedule's question history and its open post."""
