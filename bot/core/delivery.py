@@ -1,0 +1,44 @@
+"""The port through which the scheduler reaches a platform: post, reveal, tell the admin.
+
+Each adapter (Slack, Discord) implements `Delivery` with its own client; the scheduler takes
+one per server-id prefix ("slack", "discord"), so one loop serves every platform.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.core.post import PostView, Reveal
+from bot.core.schedule import Schedule
+
+
+class DeliveryError(Exception):
+    """The platform refused for a reason an admin must fix (the bot was removed from the
+    channel, the channel is gone, a permission is missing). The date is recorded as failed
+    with `reason`, shown by `schedule show`, and told to the admin.
+
+    Transient trouble (rate limits, a dropped connection) should be retried by the delivery
+    itself; whatever escapes it is recorded as a failure of that date too.
+    """
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+class Delivery(Protocol):
+    """Minimum methods a platform implements for scheduled posts."""
+
+    async def post(self, view: PostView) -> str:
+        """Sends the question to `view.post.channel_id`; returns the platform's message ref
+        (Slack ts, Discord message id), which the scheduler stores with `Quiz.set_message`."""
+        ...
+
+    async def reveal(self, reveal: Reveal) -> None:
+        """Shows the closed post's public reveal (edits `reveal.view.post.message_ref`)."""
+        ...
+
+    async def notify_failure(self, schedule: Schedule, reason: str) -> None:
+        """Tells the schedule's admin (`schedule.created_by`) that a post failed; best effort:
+        an error here is logged and ignored."""
+        ...

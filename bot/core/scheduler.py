@@ -1,0 +1,231 @@
+"""The loop that posts daily questions: exactly once per date, whatever runs at once.
+
+Every `tick` looks at each enabled schedule's most recent slot. One that is due, has no row
+yet, and is inside the catch-up window is claimed by inserting its (schedule, local date)
+row; the one instance whose insert lands posts, every other instance (and every later tick,
+restart included) finds the row and does nothing. So a date never posts twice, and a slot
+that passed while the bot was down is caught up on start.
+
+Choices made here:
+
+- A slot found after the catch-up window (`catch_up_hours`, at least `GRACE`) is claimed as
+  `skipped`, not posted: `schedule show` can say the day was missed.
+- A claim is at most once: an instance that dies between its claim and its post leaves the
+  date `claimed`, unposted, rather than risk a second post.
+- A failed post (`DeliveryError`, or anything else) marks the date `failed` with its reason
+  and is not retried that date; the admin is told (best effort) and the loop goes on.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from bot.core.actor import Actor
+from bot.core.clock import Clock
+from bot.core.delivery import Delivery, DeliveryError
+from bot.core.errors import QuizError
+from bot.core.post import PostView, Reveal
+from bot.core.quiz import Quiz
+from bot.core.schedule import Schedule, Slot
+from bot.core.schedules import choose_question, close_open_posts
+from bot.core.store import EnabledSchedule, QuizStore, SlotStatus
+
+log = logging.getLogger("quizbot.scheduler")
+
+TICK_SECONDS = 15.0
+"""A slot posts within this (plus one tick's work) of its minute: the design's 30 s."""
+GRACE = timedelta(minutes=5)
+"""The least catch-up window, so `catch_up_hours = 0` still posts from a slightly late tick."""
+
+
+def platform_of(server_id: str) -> str:
+    return server_id.partition(":")[0]
+
+
+@dataclass
+class TickReport:
+    """What one tick did (for logs and tests)."""
+
+    posted: list[int] = field(default_factory=list)
+    """Ids of the posts it made."""
+    failed: list[int] = field(default_factory=list)
+    """Ids of the schedules whose post failed."""
+    skipped: list[int] = field(default_factory=list)
+    """Ids of the schedules whose slot was past the catch-up window."""
+    closed: list[int] = field(default_factory=list)
+    """Ids of the posts it closed for being open longer than `close_after_hours`."""
+
+
+class Scheduler:
+    """Posts due daily questions through the delivery of each server's platform.
+
+    `deliveries` maps a server-id prefix ("slack", "discord", "local") to its `Delivery`;
+    schedules of a platform with none are left alone (another process may serve them).
+    """
+
+    def __init__(
+        self,
+        store: QuizStore,
+        quiz: Quiz,
+        clock: Clock,
+        deliveries: Mapping[str, Delivery],
+        *,
+        catch_up_hours: float = 6.0,
+        close_after_hours: float | None = None,
+        interval: float = TICK_SECONDS,
+    ) -> None:
+        self.store = store
+        self.quiz = quiz
+        self.clock = clock
+        self.deliveries = dict(deliveries)
+        self.catch_up = max(timedelta(hours=catch_up_hours), GRACE)
+        self.close_after = None if close_after_hours is None else timedelta(hours=close_after_hours)
+        self.interval = interval
+        self._unserved: set[int] = set()
+
+    async def run(self) -> None:
+        """Ticks every `interval` seconds until cancelled. A tick never raises."""
+        log.info("scheduler started for %s", ", ".join(sorted(self.deliveries)) or "nothing")
+        while True:
+            await self.tick()
+            await self.clock.sleep(self.interval)
+
+    async def tick(self) -> TickReport:
+        """One pass over every enabled schedule; one failing schedule stops no other."""
+        report = TickReport()
+        now = self.clock.now()
+        try:
+            schedules = await self.store.enabled_schedules()
+        except Exception:
+            log.exception("scheduler: could not read the schedules")
+            return report
+        for item in schedules:
+            try:
+                await self._consider(item, now, report)
+            except Exception:
+                log.exception("scheduler: schedule %s", item.schedule.id)
+        if self.close_after is not None:
+            try:
+                await self._close_stale(now - self.close_after, report)
+            except Exception:
+                log.exception("scheduler: closing old posts")
+        return report
+
+    async def _consider(self, item: EnabledSchedule, now: datetime, report: TickReport) -> None:
+        schedule = item.schedule
+        slot = schedule.last_slot(now)
+        if slot is None:
+            return
+        if schedule.updated_at is not None and slot.at < schedule.updated_at:
+            return  # set after this slot's minute: it starts with the next one
+        if item.last_date is not None and item.last_date >= slot.local_date:
+            return  # this date (or a later one) already has its row
+        delivery = self.deliveries.get(schedule.platform)
+        if delivery is None:
+            if schedule.id not in self._unserved:
+                self._unserved.add(schedule.id)
+                log.warning(
+                    "scheduler: no delivery for %s (schedule %s)", schedule.platform, schedule.id
+                )
+            return
+        if now - slot.at > self.catch_up:
+            if await self.store.claim_slot(schedule.id, slot.local_date, now, SlotStatus.SKIPPED):
+                log.warning(
+                    "scheduler: schedule %s missed %s (due %s, past the catch-up window)",
+                    schedule.id,
+                    slot.local_date,
+                    slot.at.isoformat(),
+                )
+                report.skipped.append(schedule.id)
+            return
+        if await self.store.claim_slot(schedule.id, slot.local_date, now):
+            await self._post(schedule, slot, delivery, now, report)
+
+    async def _post(
+        self,
+        schedule: Schedule,
+        slot: Slot,
+        delivery: Delivery,
+        now: datetime,
+        report: TickReport,
+    ) -> None:
+        """The claim's winner: reveal the previous post, post the next question."""
+        view: PostView | None = None
+        try:
+            deck = self.quiz.deck(schedule.deck_id)
+            for reveal in await close_open_posts(self.store, self.quiz, schedule.id):
+                await self._reveal(delivery, reveal)
+            question = await choose_question(self.store, schedule, deck)
+            view = await self.quiz.post(
+                Actor(schedule.server_id, schedule.created_by),
+                schedule.channel_id,
+                deck.id,
+                question.id,
+                schedule_id=schedule.id,
+            )
+            message_ref = await delivery.post(view)
+        except Exception as error:
+            reason = _reason(error)
+            if not isinstance(error, DeliveryError | QuizError):
+                log.exception("scheduler: schedule %s, %s", schedule.id, slot.local_date)
+            else:
+                log.warning(
+                    "scheduler: schedule %s, %s failed: %s", schedule.id, slot.local_date, reason
+                )
+            post_id = None if view is None else view.post.id
+            if post_id is not None:
+                await self.store.discard_post(post_id, now)
+            await self.store.finish_slot(
+                schedule.id, slot.local_date, SlotStatus.FAILED, post_id=post_id, error=reason
+            )
+            report.failed.append(schedule.id)
+            try:
+                await delivery.notify_failure(schedule, reason)
+            except Exception:
+                log.exception("scheduler: telling the admin of schedule %s", schedule.id)
+            return
+        await self.quiz.set_message(view.post.id, message_ref)
+        await self.store.finish_slot(
+            schedule.id, slot.local_date, SlotStatus.POSTED, post_id=view.post.id
+        )
+        report.posted.append(view.post.id)
+        log.info(
+            "scheduler: schedule %s posted %s for %s",
+            schedule.id,
+            view.question.id,
+            slot.local_date,
+        )
+
+    async def _close_stale(self, opened_before: datetime, report: TickReport) -> None:
+        """Closes scheduled posts open longer than `close_after_hours`, with their reveal."""
+        for post in await self.store.open_scheduled_posts(opened_before=opened_before):
+            delivery = self.deliveries.get(platform_of(post.server_id))
+            if delivery is None:
+                continue
+            try:
+                reveal = await self.quiz.close_by_system(post.id)
+            except Exception:
+                log.exception("scheduler: closing post %s", post.id)
+                continue
+            if reveal.closed_now:
+                report.closed.append(post.id)
+                await self._reveal(delivery, reveal)
+
+    @staticmethod
+    async def _reveal(delivery: Delivery, reveal: Reveal) -> None:
+        try:
+            await delivery.reveal(reveal)
+        except Exception:
+            log.exception("scheduler: revealing post %s", reveal.view.post.id)
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, DeliveryError):
+        return error.reason
+    if isinstance(error, QuizError):
+        params = ", ".join(f"{k}={v}" for k, v in error.params.items())
+        return f"{error.key} ({params})" if params else error.key
+    return f"{type(error).__name__}: {error}"

@@ -1,0 +1,111 @@
+"""Test doubles for the daily-question tests: a delivery that records, and a small world."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass, field
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from bot.core.actor import Actor
+from bot.core.clock import ManualClock
+from bot.core.deck import DeckLibrary
+from bot.core.delivery import DeliveryError
+from bot.core.post import PostView, Reveal
+from bot.core.quiz import Quiz
+from bot.core.schedule import Schedule
+from bot.core.scheduler import Scheduler
+from bot.core.schedules import Schedules
+from bot.core.store import QuizStore
+from tests import factories
+
+
+@dataclass
+class FakeDelivery:
+    """Records what it is asked to send. `fail` maps a channel id to the `DeliveryError`
+    reason its posts get; `explode` channels raise a plain bug-like exception."""
+
+    posts: list[PostView] = field(default_factory=list)
+    reveals: list[Reveal] = field(default_factory=list)
+    failures: list[tuple[Schedule, str]] = field(default_factory=list)
+    fail: dict[str, str] = field(default_factory=dict)
+    explode: set[str] = field(default_factory=set)
+    refuse_reveals: bool = False
+    posted: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set at each post, for tests that wait on `Scheduler.run`."""
+
+    async def post(self, view: PostView) -> str:
+        channel = view.post.channel_id
+        if channel in self.fail:
+            raise DeliveryError(self.fail[channel])
+        if channel in self.explode:
+            raise RuntimeError("boom")
+        self.posts.append(view)
+        self.posted.set()
+        return f"msg-{view.post.id}"
+
+    async def reveal(self, reveal: Reveal) -> None:
+        if self.refuse_reveals:
+            raise DeliveryError("message_not_found")
+        self.reveals.append(reveal)
+
+    async def notify_failure(self, schedule: Schedule, reason: str) -> None:
+        self.failures.append((schedule, reason))
+
+    def in_channel(self, channel_id: str) -> list[PostView]:
+        return [v for v in self.posts if v.post.channel_id == channel_id]
+
+
+def admin(server: str = "slack:T1", name: str = "boss") -> Actor:
+    return Actor(server_id=server, user_id=name, is_admin=True)
+
+
+def user(name: str, server: str = "slack:T1") -> Actor:
+    return Actor(server_id=server, user_id=name)
+
+
+@dataclass
+class World:
+    """One bot instance: its store, quiz, schedules service and scheduler, on a shared clock."""
+
+    store: QuizStore
+    clock: ManualClock
+    quiz: Quiz
+    schedules: Schedules
+    scheduler: Scheduler
+    delivery: FakeDelivery
+
+
+def world(
+    store: QuizStore,
+    clock: ManualClock,
+    *,
+    delivery: FakeDelivery | None = None,
+    decks: DeckLibrary | None = None,
+    platforms: tuple[str, ...] = ("slack", "discord", "local"),
+    catch_up_hours: float = 6.0,
+    close_after_hours: float | None = None,
+    seed: int = 7,
+) -> World:
+    delivery = delivery or FakeDelivery()
+    quiz = Quiz(
+        store=store,
+        decks=decks or factories.library(factories.deck("demo", n=7)),
+        clock=clock,
+        rng=random.Random(seed),
+    )
+    scheduler = Scheduler(
+        store,
+        quiz,
+        clock,
+        dict.fromkeys(platforms, delivery),
+        catch_up_hours=catch_up_hours,
+        close_after_hours=close_after_hours,
+    )
+    return World(store, clock, quiz, Schedules(store, quiz, clock), scheduler, delivery)
+
+
+def local(when: datetime, zone: str) -> str:
+    """ "YYYY-MM-DD HH:MM" of an instant in a zone."""
+    return when.astimezone(ZoneInfo(zone)).strftime("%Y-%m-%d %H:%M")
