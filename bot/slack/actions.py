@@ -24,6 +24,7 @@ _ID = r"(\d{1,18})"  # fits a 64-bit integer column
 _POST = re.compile(rf"p:{_ID}:(\d)")
 _RUN = re.compile(rf"r:{_ID}:([a-z0-9][a-z0-9-]{{0,199}}):(\d)")
 _LOCALE = re.compile(rf"l:{_ID}:([a-z]{{2,3}}(?:-[A-Za-z0-9]{{2,4}}){{0,2}})")
+_RESET = re.compile(r"s:([1-9]\d{0,8})")
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,11 @@ def locale_value(post_id: int, locale: str) -> str:
     return f"l:{post_id}:{locale}"
 
 
+def reset_value(season: int) -> str:
+    """The confirm button of `/quiz reset` carries the season it was shown for."""
+    return f"s:{season}"
+
+
 def parse_post(value: object) -> PostClick | None:
     match = _POST.fullmatch(value) if isinstance(value, str) else None
     return PostClick(int(match[1]), int(match[2])) if match else None
@@ -71,6 +77,12 @@ def parse_run(value: object) -> RunClick | None:
 def parse_locale(value: object) -> LocaleClick | None:
     match = _LOCALE.fullmatch(value) if isinstance(value, str) else None
     return LocaleClick(int(match[1]), match[2]) if match else None
+
+
+def parse_reset(value: object) -> int | None:
+    """The season a reset confirm button was shown for."""
+    match = _RESET.fullmatch(value) if isinstance(value, str) else None
+    return int(match[1]) if match else None
 
 
 def well_formed(body: dict[str, object]) -> bool:

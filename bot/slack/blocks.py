@@ -213,11 +213,14 @@ def text_reply(message: str) -> Reply:
     return Reply(_fallback(message), [_section(escape(message))])
 
 
-def reset_confirm(locale: str) -> Reply:
-    """The confirm step before a new season: "Start a new season" / "Cancel"."""
+def reset_confirm(locale: str, season: int) -> Reply:
+    """The confirm step before a new season: "Start a new season" / "Cancel". The confirm
+    button names the running `season`, so it can start the next one only once."""
     question = text(locale, "reset.confirm")
     buttons = [
-        _button(text(locale, "reset.yes"), actions.RESET_YES, "reset", style="danger"),
+        _button(
+            text(locale, "reset.yes"), actions.RESET_YES, actions.reset_value(season), "danger"
+        ),
         _button(text(locale, "reset.no"), actions.RESET_NO, "cancel"),
     ]
     return Reply(

@@ -63,9 +63,12 @@ class Clicks:
         await private(click.respond, blocks.feedback_reply(feedback), replace=True)
 
     async def reset(self, click: Click) -> None:
-        """The confirm button of `/quiz reset`: a new season (the actor's admin flag is
-        checked again for this click)."""
-        season = await self._quiz.reset(click.actor)
+        """The confirm button of `/quiz reset`: a new season, once (the button carries the
+        season it was shown for; the actor's admin flag is checked again for this click)."""
+        confirms = actions.parse_reset(click.value)
+        if confirms is None:
+            raise QuizError("stale_click")
+        season = await self._quiz.reset(click.actor, confirms)
         message = text(await self._quiz.ui_locale(click.actor), "reset.done", season=season)
         await private(click.respond, blocks.text_reply(message), replace=True)
 

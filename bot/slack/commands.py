@@ -146,7 +146,8 @@ class Commands:
     async def _reset(self, req: Request, cmd: Command) -> None:
         if not req.actor.is_admin:
             raise QuizError("admin_only")
-        await private(req.respond, blocks.reset_confirm(await self._locale(req)))
+        season = (await self._quiz.server(req.actor)).season
+        await private(req.respond, blocks.reset_confirm(await self._locale(req), season))
 
     async def _help(self, req: Request, cmd: Command) -> None:
         await self._say(req, messages.help_text(await self._locale(req)))

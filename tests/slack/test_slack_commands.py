@@ -95,6 +95,34 @@ async def test_reset_by_an_admin_after_the_confirm_button(slack: Slack) -> None:
     assert (await slack.app.store.server("slack:T1")).season == 2
 
 
+async def test_the_same_confirm_pressed_twice_starts_one_season(slack: Slack) -> None:
+    slack.fake.admins.add("UADMIN")
+    sent = await slack.tester.command("reset", user="UADMIN")
+    reply = await slack.fake.reply(sent.key)
+    confirm = next(b for b in buttons(reply["blocks"]) if b["action_id"] == "quiz_reset_yes")
+    assert confirm["value"] == "s:1"  # the season the button was shown for
+
+    first, second = [
+        await slack.tester.click(confirm["action_id"], confirm["value"], user="UADMIN")
+        for _ in range(2)
+    ]
+    assert "Season 2 has started." in all_text((await slack.fake.reply(first.key))["blocks"])
+    stale = all_text((await slack.fake.reply(second.key))["blocks"])
+    assert "That confirm button is out of date: season 2 is already running." in stale
+    assert (await slack.app.store.server("slack:T1")).season == 2
+
+    again = await slack.tester.command("reset", user="UADMIN")  # a fresh confirm works
+    fresh = await slack.fake.reply(again.key)
+    assert buttons(fresh["blocks"])[0]["value"] == "s:2"
+
+
+@pytest.mark.parametrize("value", ["reset", "s:0", "s:01", "s:1 ", "s:-1", "s:1234567890", ""])
+async def test_a_tampered_confirm_changes_nothing(slack: Slack, value: str) -> None:
+    sent = await slack.tester.click("quiz_reset_yes", value, user="UCONFIGADMIN")
+    assert "no longer belongs" in all_text((await slack.fake.reply(sent.key))["blocks"])
+    assert (await slack.app.store.server("slack:T1")).season == 1
+
+
 async def test_configured_admins_need_no_users_info(slack: Slack) -> None:
     sent = await slack.tester.command("reset", user="UCONFIGADMIN")
     assert "Start a new leaderboard season?" in all_text(

@@ -59,6 +59,9 @@ def test_button_values_round_trip() -> None:
         actions.RunClick(5, "why-model-parallelism", 1)
     )
     assert actions.parse_locale(actions.locale_value(7, "bn")) == actions.LocaleClick(7, "bn")
+    assert actions.parse_reset(actions.reset_value(3)) == 3
+    for bad in ("reset", "s:0", "s:3:1", "s:x", 3, None):
+        assert actions.parse_reset(bad) is None
     for value in ("garbage", "p:1", "p:1:2:3", "p:a:1", "p:1:10", 5, None, "r:1:Bad:0", "l:1:x"):
         assert actions.parse_post(value) is None
         assert actions.parse_run(value) is None
