@@ -20,12 +20,11 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.app import App
-from bot.config import SetupError
 from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
 from bot.slack import actions
 from bot.slack.clicks import Click, Clicks
-from bot.slack.client import web_client
+from bot.slack.client import configure
 from bot.slack.commands import Commands, Request, parse
 from bot.slack.dedup import SeenEvents
 from bot.slack.home import publish_home
@@ -33,15 +32,12 @@ from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
 from bot.slack.posts import Posts
 from bot.slack.replies import guarded
+from bot.slack.setup import SlackSetupError
 from bot.storage.sql import store_engine
 from bot.storage.url import database_url
 
 log = logging.getLogger("quizbot.slack")
 COMMAND = "/quiz"
-
-
-class SlackSetupError(SetupError):
-    """A missing secret or setting; the message says what to set."""
 
 
 @dataclass
@@ -71,23 +67,23 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     if secrets.slack_client_id and secrets.slack_client_secret:
         engine = store_engine(database_url(app.config.database_url, app.config.base_dir))
         distribution = oauth(secrets.slack_client_id, secrets.slack_client_secret, engine)
-        client = web_client(settings.api_url)
-    elif secrets.slack_bot_token:
-        client = web_client(settings.api_url, secrets.slack_bot_token)
-    else:
+    elif not secrets.slack_bot_token:
         raise SlackSetupError(
             "Slack needs SLACK_BOT_TOKEN (one workspace), or SLACK_CLIENT_ID and "
             "SLACK_CLIENT_SECRET (OAuth distribution) in the environment"
         )
+    # The token goes in as `token`, not inside a `client`: bolt reads SLACK_BOT_TOKEN from
+    # os.environ whenever `token` is None, and warns that it is unused if a client came too.
     bolt = AsyncApp(
         name="quizbot",
         logger=logging.getLogger("quizbot.slack.bolt"),
         signing_secret=secrets.slack_signing_secret or "",
-        client=client,
+        token=None if distribution else secrets.slack_bot_token,
         oauth_settings=distribution.settings if distribution else None,
         # bolt takes an AsyncAuthorize instance here too (its annotation says callable only)
         authorize=distribution.authorize if distribution else None,  # type: ignore[arg-type]
     )
+    configure(bolt.client, settings.api_url)
     posts = Posts(app.quiz, app.clock, refresh_interval)
     _register(bolt, app.quiz, posts, Admins(settings.admins))
     return SlackBot(bolt, posts, distribution, secrets.slack_signing_secret or "")

@@ -16,23 +16,13 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.app import App
 from bot.config import Config
-from bot.slack.app import SlackBot, SlackSetupError, build_slack
+from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import web_app
+from bot.slack.setup import check_setup, verify_credentials
+
+__all__ = ["check_setup", "run_slack", "serve"]
 
 log = logging.getLogger("quizbot.slack")
-
-
-def check_setup(config: Config) -> None:
-    """Raises SlackSetupError naming what is missing for the configured mode."""
-    mode = config.file.slack.mode
-    secrets = config.secrets
-    if mode == "socket" and not secrets.slack_app_token:
-        raise SlackSetupError(
-            "[slack] mode is socket, which needs SLACK_APP_TOKEN (an app-level xapp- token "
-            'with connections:write); or set mode = "http" and SLACK_SIGNING_SECRET'
-        )
-    if mode == "http" and not secrets.slack_signing_secret:
-        raise SlackSetupError("[slack] mode is http, which needs SLACK_SIGNING_SECRET")
 
 
 async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
@@ -56,8 +46,9 @@ async def run_slack(app: App) -> None:
     """Serves Slack for `app` until cancelled."""
     check_setup(app.config)
     bot = build_slack(app)
-    await bot.prepare()
     try:
+        await verify_credentials(bot.bolt.client, app.config, oauth=bot.oauth is not None)
+        await bot.prepare()
         async with AsyncExitStack() as stack:
             await serve(bot, app.config, stack)
             await asyncio.Event().wait()

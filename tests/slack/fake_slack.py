@@ -25,6 +25,8 @@ class Call:
     method: str
     params: dict[str, Any]
     token: str | None
+    status: int = 200
+    """429 for a call answered with a rate limit."""
 
 
 @dataclass
@@ -48,6 +50,15 @@ class FakeSlack:
     admins: set[str] = field(default_factory=set)
     owners: set[str] = field(default_factory=set)
     refuse_channels: set[str] = field(default_factory=set)
+    """Channels the bot is not in: chat.postMessage and chat.update get `not_in_channel`."""
+    app_tokens: set[str] = field(default_factory=lambda: {APP_TOKEN})
+    throttle: dict[str, int] = field(default_factory=dict)
+    """method -> how many of its next calls get HTTP 429 with `Retry-After: retry_after`."""
+    retry_after: int = 1
+    errors: dict[str, str] = field(default_factory=dict)
+    """method -> the error every call of it gets (`{"ok": false, "error": ...}`)."""
+    throttled: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set when a call was answered with 429."""
     oauth_codes: dict[str, str] = field(default_factory=dict)
     """code -> team id that oauth.v2.access installs."""
     calls: list[Call] = field(default_factory=list)
@@ -111,6 +122,16 @@ class FakeSlack:
         auth = request.headers.get("Authorization", "")
         token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else None
         call = Call(method, params, token)
+        if self.throttle.get(method, 0) > 0:
+            self.throttle[method] -= 1
+            call.status = 429
+            await self._add(self.calls, call)
+            self.throttled.set()
+            return web.json_response(
+                {"ok": False, "error": "ratelimited"},
+                status=429,
+                headers={"Retry-After": str(self.retry_after)},
+            )
         await self._add(self.calls, call)
         return web.json_response(self._answer(call))
 
@@ -118,13 +139,15 @@ class FakeSlack:
         if call.method == "oauth.v2.access":
             return self._oauth(call)
         if call.method == "apps.connections.open":
-            if call.token != APP_TOKEN:
+            if call.token not in self.app_tokens:
                 return {"ok": False, "error": "invalid_auth"}
             return {"ok": True, "url": f"ws://127.0.0.1:{self.port}/ws"}
         workspace = self.tokens.get(call.token or "")
         if workspace is None:
             return {"ok": False, "error": "invalid_auth"}
         p = call.params
+        if call.method in self.errors:
+            return {"ok": False, "error": self.errors[call.method]}
         if call.method == "auth.test":
             return {
                 "ok": True,
@@ -136,11 +159,16 @@ class FakeSlack:
                 "bot_id": workspace.bot_id,
             }
         if call.method == "chat.postMessage":
+            channel = str(p.get("channel"))
+            if channel in self.refuse_channels:
+                return {"ok": False, "error": "not_in_channel"}
+            if channel[:1] in ("U", "W"):  # a user id: the bot's DM with that user
+                channel = "D" + channel[1:]
+            ts = f"{1700000000 + next(self._ts)}.000100"
+            return {"ok": True, "channel": channel, "ts": ts, "message": {"ts": ts}}
+        if call.method == "chat.update":
             if p.get("channel") in self.refuse_channels:
                 return {"ok": False, "error": "not_in_channel"}
-            ts = f"{1700000000 + next(self._ts)}.000100"
-            return {"ok": True, "channel": p.get("channel"), "ts": ts, "message": {"ts": ts}}
-        if call.method == "chat.update":
             return {"ok": True, "channel": p.get("channel"), "ts": p.get("ts")}
         if call.method == "chat.postEphemeral":
             return {"ok": True, "message_ts": f"{1700000000 + next(self._ts)}.000200"}

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import time
 from pathlib import Path
 
 import aiohttp
 import pytest
+from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetryHandler
 
 from bot.config import parse_config
 from bot.slack.app import SlackSetupError
 from bot.slack.runner import check_setup, run_slack
 from tests.slack.conftest import TEST_DECK, SlackFactory
+from tests.slack.fake_slack import BOT_TOKEN
 from tests.slack.harness import SIGNING_SECRET, SlackTester, all_text
 
 
@@ -104,16 +107,78 @@ async def test_http_mode_serves_slack_events_on_the_configured_port(
 @pytest.mark.parametrize(
     ("mode", "env", "missing"),
     [
-        ("socket", {"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_APP_TOKEN"),
-        ("http", {"SLACK_BOT_TOKEN": "xoxb-1"}, "SLACK_SIGNING_SECRET"),
+        ("socket", {"SLACK_BOT_TOKEN": "xoxb-1"}, ["SLACK_APP_TOKEN"]),
+        ("http", {"SLACK_BOT_TOKEN": "xoxb-1"}, ["SLACK_SIGNING_SECRET"]),
+        (
+            "socket",
+            {},
+            ["SLACK_BOT_TOKEN", "SLACK_CLIENT_ID and SLACK_CLIENT_SECRET", "SLACK_APP_TOKEN"],
+        ),
+        ("http", {}, ["SLACK_BOT_TOKEN", "SLACK_SIGNING_SECRET"]),
+        ("http", {"SLACK_CLIENT_ID": "1.2"}, ["SLACK_CLIENT_SECRET", "SLACK_SIGNING_SECRET"]),
+        ("socket", {"SLACK_CLIENT_SECRET": "s", "SLACK_APP_TOKEN": "xapp-1"}, ["SLACK_CLIENT_ID"]),
     ],
 )
-def test_setup_names_the_missing_secret(
-    tmp_path: Path, mode: str, env: dict[str, str], missing: str
+def test_setup_names_every_missing_secret_at_once(
+    tmp_path: Path, mode: str, env: dict[str, str], missing: list[str]
 ) -> None:
     config = parse_config(f'[slack]\nenabled = true\nmode = "{mode}"\n', "c.toml", tmp_path, env)
-    with pytest.raises(SlackSetupError, match=missing):
+    with pytest.raises(SlackSetupError) as raised:
         check_setup(config)
+    message = str(raised.value)
+    assert "\n" not in message
+    for name in missing:
+        assert name in message, (name, message)
+    for name in {"SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"} - set(missing):
+        assert f"{name} (" not in message
+
+
+@pytest.mark.parametrize(
+    ("mode", "env"),
+    [
+        ("socket", {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}),
+        (
+            "http",
+            {"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "SLACK_SIGNING_SECRET": "x"},
+        ),
+    ],
+)
+def test_a_complete_setup_passes(tmp_path: Path, mode: str, env: dict[str, str]) -> None:
+    config = parse_config(f'[slack]\nenabled = true\nmode = "{mode}"\n', "c.toml", tmp_path, env)
+    check_setup(config)
+
+
+async def test_a_refused_bot_token_stops_the_start_and_names_it(
+    make_slack: SlackFactory,
+) -> None:
+    slack = await make_slack(mode="socket")
+    slack.fake.tokens.clear()  # Slack no longer knows the bot token
+    with pytest.raises(SlackSetupError, match=r"Slack refused SLACK_BOT_TOKEN \(invalid_auth\)"):
+        await asyncio.wait_for(run_slack(slack.app), 10)
+    assert len(slack.fake.api("auth.test")) == 1
+    assert not slack.fake.api("apps.connections.open")
+
+
+async def test_a_refused_app_token_stops_the_start_and_names_it(
+    make_slack: SlackFactory,
+) -> None:
+    slack = await make_slack(mode="socket")
+    slack.fake.app_tokens.clear()
+    started = time.perf_counter()
+    with pytest.raises(SlackSetupError, match=r"Slack refused SLACK_APP_TOKEN \(invalid_auth\)"):
+        await asyncio.wait_for(run_slack(slack.app), 10)
+    assert time.perf_counter() - started < 3.0  # no reconnect loop
+    assert len(slack.fake.api("apps.connections.open")) == 1
+    assert [c.token for c in slack.fake.api("auth.test")] == [BOT_TOKEN]
+
+
+async def test_an_unreachable_slack_is_a_setup_error(make_slack: SlackFactory) -> None:
+    slack = await make_slack(mode="http", port=_free_port())
+    await slack.fake.stop()
+    with pytest.raises(
+        SlackSetupError, match=r"cannot reach the Slack Web API at http://127\.0\.0\.1"
+    ):
+        await asyncio.wait_for(run_slack(slack.app), 20)
 
 
 async def test_no_token_at_all_is_a_setup_error(tmp_path: Path) -> None:
@@ -133,3 +198,20 @@ async def test_no_token_at_all_is_a_setup_error(tmp_path: Path) -> None:
             build_slack(app)
     finally:
         await app.close()
+
+
+async def test_bolt_is_built_without_the_unused_token_warning(
+    make_slack: SlackFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)  # bolt reads it from os.environ itself
+    caplog.set_level(logging.DEBUG)
+    slack = await make_slack()
+    assert not [r for r in caplog.records if "unused" in r.getMessage()]
+    client = slack.bot.bolt.client
+    assert client.token == BOT_TOKEN and client.base_url == slack.fake.api_url
+    assert any(isinstance(h, AsyncRateLimitErrorRetryHandler) for h in client.retry_handlers)
+    post_id = await slack.post(f"{TEST_DECK} sky")  # requests reach the fake, with the token
+    assert slack.fake.api("chat.postMessage")[-1].token == BOT_TOKEN
+    assert post_id

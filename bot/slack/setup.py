@@ -1,0 +1,93 @@
+"""What Slack needs before it can start: the secrets for the configured mode, and tokens that
+Slack accepts. Both problems are a `SlackSetupError`, printed by the CLI as one line."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+
+import aiohttp
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.config import Config, SetupError
+
+_BOT_TOKEN_HINT = (
+    "copy the Bot User OAuth Token (xoxb-...) from OAuth & Permissions again "
+    "(reinstalling the app changes it)"
+)
+_APP_TOKEN_HINT = (
+    "it must be an app-level token (xapp-...) with the connections:write scope, "
+    "from Basic Information -> App-Level Tokens"
+)
+
+
+class SlackSetupError(SetupError):
+    """A missing secret or setting, or a token Slack refused; the message says what to set."""
+
+
+def missing_secrets(config: Config) -> list[str]:
+    """Every secret the configured Slack setup lacks, each with what it is for."""
+    secrets = config.secrets
+    mode = config.file.slack.mode
+    missing = []
+    oauth_id, oauth_secret = secrets.slack_client_id, secrets.slack_client_secret
+    if oauth_id and not oauth_secret:
+        missing.append(
+            "SLACK_CLIENT_SECRET (SLACK_CLIENT_ID is set: OAuth distribution needs both)"
+        )
+    elif oauth_secret and not oauth_id:
+        missing.append(
+            "SLACK_CLIENT_ID (SLACK_CLIENT_SECRET is set: OAuth distribution needs both)"
+        )
+    elif not oauth_id and not secrets.slack_bot_token:
+        missing.append(
+            "SLACK_BOT_TOKEN (one workspace; or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET "
+            "for OAuth distribution)"
+        )
+    if mode == "socket" and not secrets.slack_app_token:
+        missing.append(
+            "SLACK_APP_TOKEN ([slack] mode is socket: an app-level xapp- token with "
+            'connections:write; or set mode = "http" and SLACK_SIGNING_SECRET)'
+        )
+    if mode == "http" and not secrets.slack_signing_secret:
+        missing.append("SLACK_SIGNING_SECRET ([slack] mode is http)")
+    return missing
+
+
+def check_setup(config: Config) -> None:
+    """Raises SlackSetupError naming every secret that is missing, at once."""
+    missing = missing_secrets(config)
+    if missing:
+        raise SlackSetupError("Slack needs, in the environment: " + "; ".join(missing))
+
+
+async def verify_credentials(client: AsyncWebClient, config: Config, *, oauth: bool) -> None:
+    """Asks Slack once whether it takes the tokens (auth.test for the bot token of a single
+    workspace, apps.connections.open for the Socket Mode token), so a wrong token stops the
+    start with its name instead of being retried for ever."""
+    secrets = config.secrets
+    if not oauth and secrets.slack_bot_token:
+        await _ask(
+            client.auth_test(token=secrets.slack_bot_token),
+            "SLACK_BOT_TOKEN",
+            _BOT_TOKEN_HINT,
+            config,
+        )
+    if config.file.slack.mode == "socket" and secrets.slack_app_token:
+        await _ask(
+            client.apps_connections_open(app_token=secrets.slack_app_token),
+            "SLACK_APP_TOKEN",
+            _APP_TOKEN_HINT,
+            config,
+        )
+
+
+async def _ask(call: Awaitable[object], name: str, hint: str, config: Config) -> None:
+    try:
+        await call
+    except SlackApiError as error:
+        code = error.response.get("error") or error.response.status_code
+        raise SlackSetupError(f"Slack refused {name} ({code}): {hint}") from None
+    except (aiohttp.ClientError, TimeoutError) as error:
+        url = config.file.slack.api_url
+        raise SlackSetupError(f"cannot reach the Slack Web API at {url}: {error!r}") from None
