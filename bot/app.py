@@ -6,13 +6,16 @@ import asyncio
 import contextlib
 import logging
 import signal
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from bot.config import Config
 from bot.core.clock import Clock, SystemClock
 from bot.core.deck import DeckLibrary
 from bot.core.deckfile import DeckReport, load_decks
+from bot.core.delivery import Delivery
 from bot.core.quiz import Quiz
+from bot.core.scheduler import Scheduler
+from bot.core.schedules import Schedules
 from bot.core.store import QuizStore
 from bot.locales import LOCALES
 
@@ -40,7 +43,13 @@ class App:
     store: QuizStore
     quiz: Quiz
     clock: Clock
-    tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    schedules: Schedules
+    scheduler: Scheduler
+    """One scheduler for every platform: each runner registers its Delivery when it is up."""
+
+    def register_delivery(self, platform: str, delivery: Delivery) -> None:
+        """Lets the scheduler post daily questions on `platform` ("slack", "discord")."""
+        self.scheduler.deliveries[platform] = delivery
 
     async def close(self) -> None:
         await self.store.close()
@@ -85,7 +94,17 @@ async def build_app(
     if store is None:
         store = await open_store(database_url(config.database_url, config.base_dir))
     quiz = Quiz(store=store, decks=library, clock=clock, ui_locales=LOCALES)
-    return App(config=config, store=store, quiz=quiz, clock=clock)
+    timing = config.file.schedule
+    scheduler = Scheduler(
+        store,
+        quiz,
+        clock,
+        {},
+        catch_up_hours=timing.catch_up_hours,
+        close_after_hours=timing.close_after_hours,
+    )
+    schedules = Schedules(store, quiz, clock)
+    return App(config, store, quiz, clock, schedules, scheduler)
 
 
 class NothingToRun(Exception):
@@ -144,6 +163,7 @@ async def run_platforms(app: App) -> None:
     app.reload_on_sighup()
     try:
         async with asyncio.TaskGroup() as group:
+            group.create_task(app.scheduler.run())
             if "slack" in names:
                 from bot.slack.runner import run_slack
 
