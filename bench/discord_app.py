@@ -1,0 +1,79 @@
+"""A child process running a Discord bot against the test server, for latency and memory.
+
+`python -m bench.discord_app quiz API_URL GATEWAY_URL FOLDER [DECKS]`: the real bot (what
+`quizbot run` does with `[discord] enabled`: `build_app`, `use_endpoints`, `QuizClient`) on
+a SQLite file in FOLDER, with the decks in DECKS (default: questions/).
+`python -m bench.discord_app bare ...`: a bare discord.py `AutoShardedClient`, same intents,
+that answers every interaction at once with a fixed private message.
+
+Prints `READY` once the client is ready (every guild received), serves until stdin closes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from pathlib import Path
+
+import discord
+
+from bench.procs import stdin_closed
+from bench.report import ROOT
+from bot.app import build_app
+from bot.config import parse_config
+from bot.discord.client import INTENTS, QuizClient, use_endpoints
+
+TOKEN = "fake-token"  # tests/discord/fake_discord.py's
+
+
+class BareClient(discord.AutoShardedClient):
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        await interaction.response.send_message("Right!", ephemeral=True)
+
+
+async def main(kind: str, api_url: str, gateway_url: str, folder: Path, decks: Path) -> None:
+    logging.basicConfig(level=logging.WARNING)
+    text = f"""
+[database]
+url = "sqlite:///{folder / "quiz.db"}"
+
+[questions]
+paths = ["{decks}"]
+
+[discord]
+enabled = true
+api_url = "{api_url}"
+gateway_url = "{gateway_url}"
+"""
+    config = parse_config(text, "bench.toml", folder, {"DISCORD_TOKEN": TOKEN})
+    use_endpoints(config.file.discord)
+    app = None
+    client: discord.AutoShardedClient
+    if kind == "quiz":
+        app = await build_app(config)
+        client = QuizClient(app)
+    else:
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        client = BareClient(
+            intents=INTENTS, allowed_mentions=discord.AllowedMentions.none(), max_messages=None
+        )
+    task = asyncio.create_task(client.start(TOKEN))
+    try:
+        while not client.is_ready():  # wait_until_ready() refuses before login
+            if task.done():
+                task.result()
+                raise RuntimeError("the client stopped before it was ready")
+            await asyncio.sleep(0.05)
+        print(f"READY {len(client.guilds)}", flush=True)
+        await stdin_closed()
+    finally:
+        await client.close()
+        await asyncio.wait_for(task, 10)
+        if app is not None:
+            await app.close()
+
+
+if __name__ == "__main__":
+    decks = Path(sys.argv[5]) if len(sys.argv) > 5 else ROOT / "questions"
+    asyncio.run(main(sys.argv[1], sys.argv[2], sys.argv[3], Path(sys.argv[4]), decks))

@@ -1,0 +1,97 @@
+"""The app under test runs in a process of its own, so the load generator's work (and the
+fake platform's) never sits on the app's event loop; the bare baseline runs the same way."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench.report import ROOT
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def rss_mib(pid: int) -> float:
+    """Resident set size of a process, from /proc (Linux)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
+
+
+@dataclass
+class Child:
+    process: asyncio.subprocess.Process
+    ready: str
+    """The child's READY line, after the word READY."""
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    async def line(self, seconds: float = 60.0) -> str:
+        assert self.process.stdout is not None
+        raw = await asyncio.wait_for(self.process.stdout.readline(), seconds)
+        return raw.decode().strip()
+
+    async def say(self, text: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(text.encode() + b"\n")
+        await self.process.stdin.drain()
+
+
+@asynccontextmanager
+async def child(module: str, *args: str, seconds: float = 90.0) -> AsyncIterator[Child]:
+    """Runs `python -m module args...` until it prints `READY ...`; stops it by closing its
+    stdin (it shuts down cleanly), killing it if it does not."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        module,
+        *args,
+        cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    try:
+        assert process.stdout is not None
+        while True:
+            raw = await asyncio.wait_for(process.stdout.readline(), seconds)
+            if not raw:
+                raise RuntimeError(f"{module} {' '.join(args)} exited before it was ready")
+            line = raw.decode().strip()
+            if line.startswith("READY"):
+                break
+        yield Child(process, line.removeprefix("READY").strip())
+    finally:
+        if process.returncode is None:
+            try:
+                assert process.stdin is not None
+                process.stdin.close()
+                await asyncio.wait_for(process.wait(), 15)
+            except (TimeoutError, BrokenPipeError, ConnectionResetError):
+                process.kill()
+                await process.wait()
+
+
+async def stdin_closed() -> None:
+    """In a child: returns when the parent closes our stdin (or sends `stop`)."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while True:
+        line = await reader.readline()
+        if not line or line.strip() == b"stop":
+            return

@@ -1,0 +1,297 @@
+"""1. Answers recorded per second through the engine (`Quiz.answer`, reply included), on
+SQLite and PostgreSQL, with 1, 10 and 100 users clicking at once.
+
+Baseline: the bare driver (aiosqlite, asyncpg) writing the same rows with the same
+transaction shape as `SqlStore.record_post_answer`, through a pool of the same size as the
+engine's (5 + 10 overflow), with the same number of concurrent users. Rounds alternate
+baseline and engine; each side's best round counts (the machine is shared and noisy).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+from typing import Any
+
+import aiosqlite
+import asyncpg
+from sqlalchemy import insert
+
+from bench.databases import KINDS, Place, place
+from bench.report import ROOT, Figure, failed, judged
+from bot.core.actor import Actor
+from bot.core.clock import SystemClock
+from bot.core.deck import DeckLibrary
+from bot.core.deckfile import load_decks
+from bot.core.quiz import Quiz
+from bot.core.store import AnswerStatus
+from bot.locales import LOCALES
+from bot.storage.sql import SqlStore, open_store, store_engine
+from bot.storage.tables import posts
+
+SERVER = "slack:TBENCH"
+POOL = 15  # SQLAlchemy's default QueuePool: 5 connections + 10 overflow
+USERS = (1, 10, 100)
+SECTION = "1 answers"
+
+Answer = Callable[[int, str, int, bool], Awaitable[None]]
+"""(post_id, user_id, choice, correct): records one answer."""
+
+
+def library() -> DeckLibrary:
+    report = load_decks([ROOT / "questions"])
+    assert report.ok, report.problems
+    return DeckLibrary(report.decks)
+
+
+async def make_posts(where: Place, decks: DeckLibrary, count: int) -> list[int]:
+    """`count` open posts in one channel, in bulk."""
+    deck = decks.first()
+    assert deck is not None
+    now = datetime.now(UTC)
+    rows = []
+    for i in range(count):
+        question = deck.questions[i % len(deck.questions)]
+        rows.append(
+            {
+                "server_id": SERVER,
+                "channel_id": "CBENCH",
+                "deck_id": deck.id,
+                "question_id": question.id,
+                "choice_order": ",".join(str(c) for c in range(len(question.choices))),
+                "locale": deck.default_locale,
+                "poster_id": "UPOSTER",
+                "season": 1,
+                "opened_at": now,
+            }
+        )
+    engine = store_engine(where.url, schema=where.schema)
+    try:
+        async with engine.begin() as conn:
+            result = await conn.execute(insert(posts).returning(posts.c.id), rows)
+            return sorted(r.id for r in result)
+    finally:
+        await engine.dispose()
+
+
+# The bare drivers: the store's transaction for one post answer, statement for statement.
+
+_SQLITE_POST = "SELECT server_id, season, deck_id, question_id, closed_at FROM posts WHERE id = ?"
+_SQLITE_INSERT = (
+    "INSERT INTO answers (server_id, season, user_id, deck_id, question_id, post_id, choice,"
+    " correct, points, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT (post_id, user_id) DO NOTHING RETURNING id"
+)
+_PG_POST = (
+    "SELECT server_id, season, deck_id, question_id, closed_at FROM posts WHERE id = $1 FOR SHARE"
+)
+_PG_INSERT = (
+    "INSERT INTO answers (server_id, season, user_id, deck_id, question_id, post_id, choice,"
+    " correct, points, answered_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+    " ON CONFLICT (post_id, user_id) DO NOTHING RETURNING id"
+)
+
+
+def _sqlite_time(at: datetime) -> str:
+    """How SQLAlchemy stores a UTC datetime in SQLite."""
+    return at.astimezone(UTC).replace(tzinfo=None).isoformat(sep=" ", timespec="microseconds")
+
+
+@asynccontextmanager
+async def bare_sqlite(where: Place) -> AsyncIterator[Answer]:
+    assert where.path is not None
+    idle: asyncio.Queue[aiosqlite.Connection] = asyncio.Queue()
+    opened: list[aiosqlite.Connection] = []
+    slots = asyncio.Semaphore(POOL)
+
+    async def connect() -> aiosqlite.Connection:
+        conn = await aiosqlite.connect(where.path, isolation_level=None)
+        for pragma in (
+            "PRAGMA journal_mode=WAL",
+            "PRAGMA synchronous=NORMAL",
+            "PRAGMA busy_timeout=5000",
+            "PRAGMA foreign_keys=ON",
+        ):
+            await conn.execute(pragma)
+        opened.append(conn)
+        return conn
+
+    async def answer(post_id: int, user_id: str, choice: int, correct: bool) -> None:
+        async with slots:
+            conn = idle.get_nowait() if not idle.empty() else await connect()
+            try:
+                await conn.execute("BEGIN IMMEDIATE")
+                try:
+                    cur = await conn.execute(_SQLITE_POST, (post_id,))
+                    row = await cur.fetchone()
+                    assert row is not None and row[4] is None
+                    cur = await conn.execute(
+                        _SQLITE_INSERT,
+                        (
+                            row[0],
+                            row[1],
+                            user_id,
+                            row[2],
+                            row[3],
+                            post_id,
+                            choice,
+                            correct,
+                            1 if correct else 0,
+                            _sqlite_time(datetime.now(UTC)),
+                        ),
+                    )
+                    assert await cur.fetchone() is not None
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    await conn.execute("ROLLBACK")
+                    raise
+            finally:
+                idle.put_nowait(conn)
+
+    try:
+        yield answer
+    finally:
+        for conn in opened:
+            await conn.close()
+
+
+@asynccontextmanager
+async def bare_postgres(where: Place) -> AsyncIterator[Answer]:
+    pool = await asyncpg.create_pool(
+        where.dsn, min_size=1, max_size=POOL, server_settings={"search_path": where.schema or ""}
+    )
+    assert pool is not None
+
+    async def answer(post_id: int, user_id: str, choice: int, correct: bool) -> None:
+        async with pool.acquire() as conn, conn.transaction():
+            row = await conn.fetchrow(_PG_POST, post_id)
+            assert row is not None and row["closed_at"] is None
+            stored = await conn.fetchval(
+                _PG_INSERT,
+                row["server_id"],
+                row["season"],
+                user_id,
+                row["deck_id"],
+                row["question_id"],
+                post_id,
+                choice,
+                correct,
+                1 if correct else 0,
+                datetime.now(UTC),
+            )
+            assert stored is not None
+
+    try:
+        yield answer
+    finally:
+        await pool.close()
+
+
+def engine_answer(quiz: Quiz) -> Answer:
+    async def answer(post_id: int, user_id: str, choice: int, correct: bool) -> None:
+        result = await quiz.answer(Actor(SERVER, user_id), post_id, choice)
+        assert result.status is AnswerStatus.NEW, result.status
+
+    return answer
+
+
+async def one_round(
+    answer: Answer, post_ids: list[int], users: int, tag: str, seconds: float = 60.0
+) -> float:
+    """`users` people at once, each answering the posts in turn (until every post is
+    answered, or `seconds` have passed); answers per second."""
+    done = 0
+    started = time.perf_counter()
+    deadline = started + seconds
+
+    async def person(u: int) -> None:
+        nonlocal done
+        for i, post_id in enumerate(post_ids):
+            if time.perf_counter() > deadline:
+                return
+            choice = (u + i) % 2
+            await answer(post_id, f"{tag}-{u}", choice, choice == 0)
+            done += 1
+
+    await asyncio.gather(*(person(u) for u in range(users)))
+    return done / (time.perf_counter() - started)
+
+
+async def measure(kind: str, quick: bool) -> list[Figure]:
+    total = 1200 if quick else 4000
+    rounds = 2 if quick else 3
+    seconds = 1.5 if quick else 4.0
+    decks = library()
+    figures: list[Figure] = []
+    async with place(kind, "answers") as where:
+        store: SqlStore = await open_store(where.url, schema=where.schema)
+        quiz = Quiz(store=store, decks=decks, clock=SystemClock(), ui_locales=LOCALES)
+        bare = bare_sqlite(where) if kind == "sqlite" else bare_postgres(where)
+        try:
+            async with bare as bare_answer:
+                sides: dict[str, Answer] = {"driver": bare_answer, "engine": engine_answer(quiz)}
+                # Warm-up: statement caches, prepared statements, pool connections.
+                for name, answer in sides.items():
+                    warm = await make_posts(where, decks, 5)
+                    await one_round(answer, warm, 20, f"warm-{name}")
+                for users in USERS:
+                    per_user = max(1, total // users)
+                    best: dict[str, float] = {"driver": 0.0, "engine": 0.0}
+                    for r in range(rounds):
+                        order = list(sides) if r % 2 == 0 else list(reversed(sides))
+                        for name in order:
+                            post_ids = await make_posts(where, decks, per_user)
+                            rate = await one_round(
+                                sides[name], post_ids, users, f"{name}-{users}-{r}", seconds
+                            )
+                            best[name] = max(best[name], rate)
+                    figure = Figure(
+                        SECTION,
+                        f"{kind}, {users} concurrent",
+                        best["engine"],
+                        "answers/s",
+                        best["driver"],
+                        "bare driver",
+                        extra={
+                            "answers_per_round_at_most": per_user * users,
+                            "seconds_per_round_at_most": seconds,
+                            "rounds": rounds,
+                        },
+                    )
+                    if kind == "sqlite":
+                        judged(
+                            figure,
+                            ">= 50% of baseline, >= 2,000/s",
+                            lambda v, r: v >= 2000 and r is not None and r >= 0.5,
+                        )
+                    else:
+                        judged(
+                            figure, ">= 50% of baseline", lambda v, r: r is not None and r >= 0.5
+                        )
+                    figures.append(figure)
+        finally:
+            await store.close()
+    return figures
+
+
+async def run(quick: bool) -> list[Figure]:
+    figures: list[Figure] = []
+    for kind in KINDS:
+        try:
+            figures += await measure(kind, quick)
+        except Exception as error:  # one database down must not hide the other's figures
+            figures.append(failed(SECTION, f"{kind}", repr(error)))
+    return figures
+
+
+def main(argv: Any = None) -> None:
+    from bench.report import table
+
+    print(table(asyncio.run(run(quick=True))))
+
+
+if __name__ == "__main__":
+    main()
