@@ -17,6 +17,7 @@ from datetime import date, datetime
 from enum import Enum
 from typing import Protocol
 
+from bot.core.errors import QuizError
 from bot.core.schedule import Days, Schedule
 
 
@@ -63,6 +64,16 @@ class PostRecord:
     @property
     def is_open(self) -> bool:
         return self.closed_at is None
+
+
+class StoreUnavailable(QuizError):
+    """The database cannot be reached or is locked right now; nothing was written.
+
+    A QuizError, so every adapter already answers it with the polite "try again" reply.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("try_again")
 
 
 class AnswerStatus(Enum):
@@ -129,6 +140,11 @@ class StandingsQuery:
     since: datetime | None = None
     until: datetime | None = None
     deck_id: str | None = None
+    period: str | None = None
+    """A period key (`bot.core.leaderboard.period_key`): when set, the standings come from
+    the points kept per period as answers are stored, and `since`/`until` are not used.
+    Those are bucketed by the server's time zone when each answer was stored; without a
+    key, any window is counted from the answers themselves."""
 
 
 class SlotStatus(Enum):

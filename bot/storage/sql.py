@@ -33,7 +33,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Dialect, ExceptionContext
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -53,6 +53,7 @@ from bot.core.store import (
     SlotStatus,
     Standing,
     StandingsQuery,
+    StoreUnavailable,
     Totals,
 )
 from bot.storage.tables import (
@@ -98,9 +99,48 @@ def store_engine(url: str, *, schema: str | None = None) -> AsyncEngine:
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args=connect_args)
         _tune_sqlite(engine)
-        return engine
-    # The bot runs for weeks: a pooled connection may have been dropped by a server restart.
-    return create_async_engine(url, connect_args=connect_args, pool_pre_ping=True)
+    else:
+        # The bot runs for weeks: a pooled connection may have been dropped by a restart.
+        engine = create_async_engine(
+            url, connect_args={"timeout": 5, **connect_args}, pool_pre_ping=True
+        )
+    event.listen(engine.sync_engine, "handle_error", _unavailable)
+    event.listen(engine.sync_engine, "do_connect", _connect)
+    return engine
+
+
+def _connect(dialect: Dialect, _record: object, cargs: Any, cparams: Any) -> Any:
+    """Opens a connection; a refused or timed-out one is StoreUnavailable (SQLAlchemy passes
+    only DBAPI errors to handle_error, and asyncpg raises OSError for a refused socket)."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except (OSError, TimeoutError) as e:
+        raise StoreUnavailable() from e
+
+
+_LOCKED = ("database is locked", "database table is locked")
+
+
+def _unavailable(context: ExceptionContext) -> BaseException | None:
+    """Turns "the database is not there right now" into StoreUnavailable.
+
+    A dropped or refused connection, a timeout, or SQLite still locked after busy_timeout:
+    the transaction was rolled back, so the caller can safely ask the user to try again.
+    Anything else (a bug, a constraint) is left as it is.
+    """
+    original = context.original_exception
+    transient = (
+        context.is_disconnect
+        or isinstance(original, OSError | TimeoutError)
+        or any(text in str(original) for text in _LOCKED)
+        or type(original).__name__ in _DISCONNECTS
+    )
+    return StoreUnavailable() if transient else None
+
+
+_DISCONNECTS = frozenset(
+    {"ConnectionDoesNotExistError", "CannotConnectNowError", "ConnectionFailureError"}
+)
 
 
 def _tune_sqlite(engine: AsyncEngine) -> None:
