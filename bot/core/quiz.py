@@ -364,10 +364,11 @@ class Quiz:
         shown for, so a second press, or a button left over from an old reset, changes nothing.
         Nothing is deleted."""
         self._require_admin(actor)
-        server = await self.store.server(actor.server_id)
-        if server.season != confirms:
+        season = await self.store.new_season(actor.server_id, self.clock.now(), after=confirms)
+        if season is None:
+            server = await self.store.server(actor.server_id)
             raise QuizError("reset_stale", season=server.season)
-        return await self.store.new_season(actor.server_id, self.clock.now())
+        return season
 
     @staticmethod
     def _require_admin(actor: Actor) -> None:

@@ -200,8 +200,10 @@ class QuizStore(Protocol):
 
     async def set_server_timezone(self, server_id: str, timezone: str) -> None: ...
 
-    async def new_season(self, server_id: str, at: datetime) -> int:
-        """Starts the next season and returns its number; old answers keep theirs."""
+    async def new_season(self, server_id: str, at: datetime, after: int) -> int | None:
+        """Starts season `after` + 1 if season `after` is the current one, and returns it;
+        None if another reset got there first (only one of two racing confirms wins).
+        Old answers keep their season."""
         ...
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None: ...

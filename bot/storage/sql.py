@@ -235,17 +235,27 @@ class SqlStore:
     async def set_server_timezone(self, server_id: str, timezone: str) -> None:
         await self._upsert(servers, {"server_id": server_id}, {"timezone": timezone})
 
-    async def new_season(self, server_id: str, at: datetime) -> int:
-        stmt = self._insert(servers).values(server_id=server_id, season=2, season_started_at=at)
+    async def new_season(self, server_id: str, at: datetime, after: int) -> int | None:
+        # A compare-and-set: the row moves from `after` to `after + 1` at most once. A server
+        # never stored is in season 1, so only after=1 may create its row.
+        stmt = self._insert(servers).values(
+            server_id=server_id, season=after + 1, season_started_at=at
+        )
         stmt = stmt.on_conflict_do_update(
             index_elements=[servers.c.server_id],
-            set_={
-                "season": servers.c.season + 1,
-                "season_started_at": stmt.excluded.season_started_at,
-            },
+            set_={"season": after + 1, "season_started_at": stmt.excluded.season_started_at},
+            where=servers.c.season == after,
         )
+        if after != 1:
+            stmt = (
+                update(servers)  # type: ignore[assignment]
+                .where(servers.c.server_id == server_id, servers.c.season == after)
+                .values(season=after + 1, season_started_at=at)
+            )
         async with self._writer.begin() as conn:
-            season: int = (await conn.execute(stmt.returning(servers.c.season))).scalar_one()
+            season: int | None = (
+                await conn.execute(stmt.returning(servers.c.season))
+            ).scalar_one_or_none()
         return season
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None:

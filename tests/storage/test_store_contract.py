@@ -547,13 +547,17 @@ async def test_server_settings(store: SqlStore) -> None:
 
 async def test_new_season(store: SqlStore) -> None:
     await store.set_server_locale(SERVER, "en")
-    assert await store.new_season(SERVER, at(1)) == 2
-    assert await store.new_season(SERVER, at(2)) == 3
+    assert await store.new_season(SERVER, at(1), after=1) == 2
+    assert await store.new_season(SERVER, at(2), after=2) == 3
+    assert await store.new_season(SERVER, at(2), after=2) is None  # already past season 2
     assert await store.server(SERVER) == ServerSettings(SERVER, "en", "UTC", 3)
-    assert await store.new_season("discord:7", at(3)) == 2  # a server never seen before
-    seasons = await asyncio.gather(*(store.new_season("local", at(4)) for _ in range(8)))
-    assert sorted(seasons) == list(range(2, 10))
-    assert (await store.server("local")).season == 9
+    assert await store.new_season("discord:7", at(3), after=1) == 2  # a server never seen before
+    assert await store.new_season("discord:8", at(3), after=4) is None  # no such season
+    assert (await store.server("discord:8")).season == 1
+    # Eight confirms of the same season at once: exactly one starts the next
+    seasons = await asyncio.gather(*(store.new_season("local", at(4), after=1) for _ in range(8)))
+    assert sorted(seasons, key=str) == [2, *([None] * 7)]
+    assert (await store.server("local")).season == 2
 
 
 async def test_user_locale(store: SqlStore) -> None:
