@@ -58,6 +58,11 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the JSON Schema of a deck file")
 
+    export = sub.add_parser("export", help="write a server's answers and leaderboards as CSV")
+    export.add_argument("--server", required=True, help='server id, e.g. "slack:T0123", "local"')
+    export.add_argument("--out", default=".", help="folder for the CSV files (default: here)")
+    export.add_argument("--config", help="config file")
+
     discord = sub.add_parser("discord", help="Discord set-up")
     d_sub = discord.add_subparsers(dest="discord_command", metavar="ACTION")
     sync = d_sub.add_parser("sync", help="register the slash commands with Discord")
@@ -136,6 +141,20 @@ async def _upgrade(config: Config) -> int:
     return 0
 
 
+async def _export(config: Config, server_id: str, out: Path) -> int:
+    from bot.storage.export import export_server
+    from bot.storage.url import database_url
+
+    written = await export_server(
+        database_url(config.database_url, config.base_dir), server_id, out
+    )
+    for path, rows in written.items():
+        print(f"{path}: {rows} rows")
+    if not any(written.values()):
+        print(f"no answers stored for server {server_id!r}", file=sys.stderr)
+    return 0
+
+
 async def _discord(config: Config, args: argparse.Namespace) -> int:
     if args.discord_command == "invite":
         from bot.discord.sync import application_id_from_token, invite_url
@@ -186,6 +205,10 @@ def _dispatch(args: argparse.Namespace) -> int:
             print("usage: quizbot db upgrade", file=sys.stderr)
             return 2
         return asyncio.run(_upgrade(config))
+    if args.command == "export":
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        return asyncio.run(_export(config, args.server, out))
     if args.command == "discord":
         return asyncio.run(_discord(config, args))
     raise AssertionError(args.command)

@@ -56,3 +56,24 @@ def test_a_bad_config_key_is_named(tmp_path: Path) -> None:
     proc = quizbot(tmp_path, "[slack]\nprot = 1\n", "validate")
     assert proc.returncode == 2
     assert "slack.prot: unknown key" in proc.stderr
+
+
+def test_export_after_a_terminal_game(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    config = f'[questions]\npaths = ["{root / "questions"}"]\n'
+    (tmp_path / "config.toml").write_text(config, encoding="utf-8")
+    played = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--user", "mitu", "--config", "config.toml"],
+        input="a\n" * 8,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert played.returncode == 0, played.stderr
+    proc = quizbot(tmp_path, config, "export", "--server", "local", "--out", "out")
+    assert proc.returncode == 0, proc.stderr
+    answers = (tmp_path / "out" / "local-answers.csv").read_text(encoding="utf-8").splitlines()
+    assert answers[0].startswith("season,answered_at,user_id")
+    assert len(answers) == 1 + 8 and all(",mitu," in line for line in answers[1:])
+    assert f"{tmp_path / 'out' / 'local-answers.csv'}: 8 rows" in proc.stdout

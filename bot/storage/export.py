@@ -1,0 +1,162 @@
+"""`quizbot export --server ID`: a server's answers and leaderboards as CSV, for spreadsheets.
+
+Rows are streamed, so a server with millions of answers exports in constant memory. Cells
+that a spreadsheet would run as a formula (=, +, -, @ first) are prefixed with a quote.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import case, func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from bot.storage.sql import store_engine
+from bot.storage.tables import answers
+
+ANSWER_COLUMNS = [
+    "season",
+    "answered_at",
+    "user_id",
+    "deck_id",
+    "question_id",
+    "source",
+    "post_id",
+    "run_id",
+    "choice",
+    "correct",
+    "points",
+]
+BOARD_COLUMNS = ["season", "rank", "user_id", "points", "answered", "correct", "reached_at"]
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def cell(value: Any) -> Any:
+    """A value safe to open in a spreadsheet."""
+    if isinstance(value, datetime):
+        return value.isoformat()
+    if isinstance(value, str) and value.startswith(_FORMULA):
+        return "'" + value
+    return value
+
+
+def file_stem(server_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_-]+", "_", server_id)
+
+
+async def _write_answers(conn: AsyncConnection, server_id: str, path: Path) -> int:
+    a = answers.c
+    query = (
+        select(
+            a.season,
+            a.answered_at,
+            a.user_id,
+            a.deck_id,
+            a.question_id,
+            a.post_id,
+            a.run_id,
+            a.choice,
+            a.correct,
+            a.points,
+        )
+        .where(a.server_id == server_id)
+        .order_by(a.answered_at, a.id)
+    )
+    count = 0
+    with path.open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(ANSWER_COLUMNS)
+        async for row in await conn.stream(query):
+            season, at, user, deck, question, post, run, choice, correct, points = row
+            source = "post" if post is not None else "run"
+            out.writerow(
+                [
+                    cell(v)
+                    for v in (
+                        season,
+                        at,
+                        user,
+                        deck,
+                        question,
+                        source,
+                        post,
+                        run,
+                        choice,
+                        int(correct),
+                        points,
+                    )
+                ]
+            )
+            count += 1
+    return count
+
+
+async def _write_boards(conn: AsyncConnection, server_id: str, path: Path) -> int:
+    a = answers.c
+    scored_at = func.max(a.answered_at).filter(a.points > 0)
+    query = (
+        select(
+            a.season,
+            a.user_id,
+            func.sum(a.points).label("points"),
+            func.count().label("answered"),
+            func.sum(case((a.correct, 1), else_=0)).label("correct"),
+            scored_at.label("reached_at"),
+        )
+        .where(a.server_id == server_id)
+        .group_by(a.season, a.user_id)
+        .order_by(a.season, func.sum(a.points).desc(), scored_at, a.user_id)
+    )
+    count = 0
+    with path.open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(BOARD_COLUMNS)
+        season, rank, above, last_points = None, 0, 0, None
+        async for row in await conn.stream(query):
+            if row.season != season:
+                season, rank, above, last_points = row.season, 0, 0, None
+            if row.points <= 0:
+                continue  # users with no points are not on a leaderboard
+            if row.points != last_points:
+                rank, last_points = above + 1, row.points
+            above += 1
+            out.writerow(
+                [
+                    cell(v)
+                    for v in (
+                        row.season,
+                        rank,
+                        row.user_id,
+                        row.points,
+                        row.answered,
+                        row.correct,
+                        row.reached_at,
+                    )
+                ]
+            )
+            count += 1
+    return count
+
+
+async def export_server(
+    url: str, server_id: str, out_dir: Path, *, schema: str | None = None
+) -> dict[Path, int]:
+    """Writes `<server>-answers.csv` and `<server>-leaderboard.csv` into the existing folder
+    `out_dir`; returns the rows written per file."""
+    stem = file_stem(server_id)
+    answers_path = out_dir / f"{stem}-answers.csv"
+    board_path = out_dir / f"{stem}-leaderboard.csv"
+    engine = store_engine(url, schema=schema)
+    try:
+        async with engine.connect() as conn:
+            written = {
+                answers_path: await _write_answers(conn, server_id, answers_path),
+                board_path: await _write_boards(conn, server_id, board_path),
+            }
+    finally:
+        await engine.dispose()
+    return written
