@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.config import Config
 from bot.core.clock import Clock, SystemClock
@@ -18,6 +18,7 @@ from bot.core.scheduler import Scheduler
 from bot.core.schedules import Schedules
 from bot.core.store import QuizStore
 from bot.locales import LOCALES
+from bot.metrics import Metrics
 
 log = logging.getLogger("quizbot")
 
@@ -46,6 +47,7 @@ class App:
     schedules: Schedules
     scheduler: Scheduler
     """One scheduler for every platform: each runner registers its Delivery when it is up."""
+    metrics: Metrics = field(default_factory=Metrics)
 
     def register_delivery(self, platform: str, delivery: Delivery) -> None:
         """Lets the scheduler post daily questions on `platform` ("slack", "discord")."""
