@@ -86,12 +86,17 @@ def parse_reset(value: object) -> int | None:
 
 
 def well_formed(body: dict[str, object]) -> bool:
-    """False for a block_actions payload whose `actions` bolt's matchers would choke on."""
+    """False for a block_actions payload bolt's matchers would choke on, or one that names
+    no clicking user (bolt would then take `message.user`: the bot itself)."""
     if body.get("type") != "block_actions":
         return True
     acts = body.get("actions")
+    user = body.get("user")
     return (
         isinstance(acts, list)
         and len(acts) > 0
         and all(isinstance(a, dict) and isinstance(a.get("action_id"), str) for a in acts)
+        and isinstance(user, dict)
+        and isinstance(user.get("id"), str)
+        and bool(user["id"])
     )

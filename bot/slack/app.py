@@ -135,7 +135,8 @@ def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins) -> None:
             if actor is None or not isinstance(channel, str) or not channel:
                 raise QuizError("generic")
             who = await admins.check(context.client, actor) if cmd.needs_admin_check else actor
-            await commands.run(Request(who, channel, context.client, respond), cmd)
+            name = str(body.get("channel_name") or "")
+            await commands.run(Request(who, channel, context.client, respond, name), cmd)
 
         await guarded(quiz, respond, actor, work)
 

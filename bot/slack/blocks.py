@@ -1,7 +1,9 @@
 """Block Kit from `bot.messages` pieces, built with slack_sdk's block models.
 
 The models check Slack's limits in `to_dict()`, so a payload that Slack would refuse fails
-here first. Deck and user text is escaped for mrkdwn; mentions come from `mrkdwn.placeholder`.
+here first. Deck text only ever goes into plain_text objects, which Slack never parses: a
+question about `*args` or `__init__` shows as written, and `<!channel>` pings nobody. mrkdwn
+carries only the bot's own words (escaped) and mentions from `mrkdwn.placeholder`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from bot.core.post import PostView, Reveal
 from bot.core.run import RunFeedback, RunStep, RunSummary
 from bot.locales import text
 from bot.slack import actions
-from bot.slack.mrkdwn import clip, escape, has_mention, with_mentions
+from bot.slack.mrkdwn import clip, clip_markup, escape, has_mention, with_mentions
 
 SECTION_LIMIT = 3000
 CONTEXT_LIMIT = 2000
@@ -50,15 +52,20 @@ class Reply:
 
 
 def _header(plain: str) -> HeaderBlock:
-    return HeaderBlock(text=PlainTextObject(text=clip(plain, HEADER_LIMIT), emoji=True))
+    return HeaderBlock(text=PlainTextObject(text=clip(plain, HEADER_LIMIT), emoji=False))
+
+
+def _plain(text: str) -> SectionBlock:
+    """A section shown exactly as written (deck text: never parsed as mrkdwn or emoji)."""
+    return SectionBlock(text=PlainTextObject(text=clip(text, SECTION_LIMIT), emoji=False))
 
 
 def _section(md: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=clip(md, SECTION_LIMIT)))
+    return SectionBlock(text=MarkdownTextObject(text=clip_markup(md, SECTION_LIMIT)))
 
 
 def _context(md: str) -> ContextBlock:
-    return ContextBlock(elements=[MarkdownTextObject(text=clip(md, CONTEXT_LIMIT))])
+    return ContextBlock(elements=[MarkdownTextObject(text=clip_markup(md, CONTEXT_LIMIT))])
 
 
 def _button(label: str, action_id: str, value: str, style: str | None = None) -> ButtonElement:
@@ -71,15 +78,14 @@ def _button(label: str, action_id: str, value: str, style: str | None = None) ->
 
 
 def _fallback(*parts: str) -> str:
-    return clip(" ".join(escape(p) for p in parts if p), SECTION_LIMIT)
+    return clip_markup(" ".join(escape(p) for p in parts if p), SECTION_LIMIT)
 
 
 def _question(msg: messages.QuestionMessage, buttons: list[ButtonElement]) -> list[Block]:
-    choices = "\n".join(f"*{c.letter}.* {escape(c.text)}" for c in msg.choices)
     blocks: list[Block] = [
         _header(msg.header),
-        _section(escape(msg.question)),
-        _section(choices),
+        _plain(msg.question),
+        _plain("\n".join(f"{c.letter}. {c.text}" for c in msg.choices)),
         ActionsBlock(block_id="quiz_choices", elements=buttons),
     ]
     if msg.footer:
@@ -100,32 +106,28 @@ def question_post(view: PostView) -> Reply:
 
 
 def reveal_post(reveal: Reveal) -> Reply:
-    """A closed post: no buttons, the right choice marked, the distribution, the explanation."""
+    """A closed post: no buttons, the answer, the distribution (✅ on the right choice), the
+    explanation."""
     msg = messages.reveal_message(reveal)
-    rows = "\n".join(
-        f"*{escape(r.line)}  {escape(r.text)}*"
-        if r.right
-        else f"{escape(r.line)}  {escape(r.text)}"
-        for r in msg.rows
-    )
     blocks: list[Block] = [
         _header(msg.header),
-        _section(escape(msg.question)),
-        _section(f"*{escape(msg.answer)}*"),
-        _section(rows),
+        _plain(msg.question),
+        _plain(msg.answer),
+        _plain("\n".join(f"{r.line}  {r.text}" for r in msg.rows)),
         _context(escape(msg.summary)),
-        _section(escape(msg.explanation)),
+        _plain(msg.explanation),
     ]
     return Reply(_fallback(msg.fallback), blocks)
 
 
 def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
     blocks: list[Block] = [
-        _section(f"*{escape(msg.headline)}*\n{escape(msg.answer)}"),
-        _section(escape(msg.explanation)),
+        _section(f"*{escape(msg.headline)}*"),
+        _plain(msg.answer),
+        _plain(msg.explanation),
     ]
     if msg.why:
-        blocks.append(_section(escape(msg.why)))
+        blocks.append(_plain(msg.why))
     notes = [n for n in (msg.totals, msg.streak) if n]
     if notes:
         blocks.append(_context(escape(" · ".join(notes))))
@@ -170,7 +172,7 @@ def _summary_blocks(summary: RunSummary) -> list[Block]:
         _header(msg.header),
         _section(f"*{escape(msg.score)}*"),
         _context(escape(msg.points)),
-        _section("\n".join(escape(line) for line in msg.review)),
+        _plain("\n".join(msg.review)),
         _context(escape(msg.closing)),
     ]
 
@@ -193,10 +195,14 @@ def feedback_reply(feedback: RunFeedback) -> Reply:
 
 
 def _board_blocks(msg: messages.BoardMessage) -> list[Block]:
+    """Texts with a user in them are mrkdwn (for the mention); the rest, deck titles among
+    them, are plain text."""
     title: Block = (
         _section(f"*{with_mentions(msg.title)}*") if has_mention(msg.title) else _header(msg.title)
     )
-    blocks: list[Block] = [title, _section("\n".join(with_mentions(line) for line in msg.lines))]
+    body = "\n".join(msg.lines)
+    lines = _section(with_mentions(body)) if has_mention(body) else _plain(body)
+    blocks: list[Block] = [title, lines]
     if msg.you:
         blocks.append(_context(with_mentions(msg.you)))
     return blocks
@@ -204,13 +210,16 @@ def _board_blocks(msg: messages.BoardMessage) -> list[Block]:
 
 def board_reply(msg: messages.BoardMessage) -> Reply:
     """A leaderboard, a user's stats or the deck list; users as mentions."""
-    fallback = clip(" ".join(with_mentions(p) for p in (msg.title, *msg.lines)), SECTION_LIMIT)
+    fallback = clip_markup(
+        " ".join(with_mentions(p) for p in (msg.title, *msg.lines)), SECTION_LIMIT
+    )
     return Reply(fallback, _board_blocks(msg))
 
 
 def text_reply(message: str) -> Reply:
-    """Plain UI text (help, confirmations, errors) as one section."""
-    return Reply(_fallback(message), [_section(escape(message))])
+    """UI text (help, confirmations, errors, with what the user typed in them) as one plain
+    section."""
+    return Reply(_fallback(message), [_plain(message)])
 
 
 def reset_confirm(locale: str, season: int) -> Reply:
@@ -225,7 +234,7 @@ def reset_confirm(locale: str, season: int) -> Reply:
     ]
     return Reply(
         _fallback(question),
-        [_section(escape(question)), ActionsBlock(block_id="quiz_reset", elements=buttons)],
+        [_plain(question), ActionsBlock(block_id="quiz_reset", elements=buttons)],
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -17,8 +18,10 @@ from bot.core.run import RunStep
 from bot.locales import language_name, text
 from bot.slack import blocks
 from bot.slack.mrkdwn import placeholder, user_of
-from bot.slack.posts import Posts
-from bot.slack.replies import private
+from bot.slack.posts import SENDING_FAILED, CannotPost, Posts
+from bot.slack.replies import in_channel, private
+
+log = logging.getLogger("quizbot.slack")
 
 
 @dataclass(frozen=True)
@@ -30,7 +33,7 @@ class Command:
     @property
     def needs_admin_check(self) -> bool:
         """Whether the answer depends on the caller being an admin (users.info is asked)."""
-        if self.name in ("close", "reset"):
+        if self.name in ("close", "reset", "schedule"):
             return True
         return self.name == "language" and any(a.lower() == "server" for a in self.args[1:])
 
@@ -50,6 +53,15 @@ def _lower(word: str | None) -> str | None:
     return word.lower() if word else None
 
 
+def is_direct(channel_id: str, channel_name: str = "") -> bool:
+    """A DM or a group DM (Slack names those "directmessage" and "mpdm-...")."""
+    return (
+        channel_id.startswith("D")
+        or channel_name == "directmessage"
+        or channel_name.startswith("mpdm-")
+    )
+
+
 @dataclass(frozen=True)
 class Request:
     """One slash command, as the handlers need it."""
@@ -58,6 +70,7 @@ class Request:
     channel_id: str
     client: AsyncWebClient
     respond: AsyncRespond | None
+    channel_name: str = ""
 
 
 class Commands:
@@ -92,12 +105,30 @@ class Commands:
         view = await self._quiz.post(
             req.actor, req.channel_id, _lower(cmd.arg(0)), _lower(cmd.arg(1))
         )
-        await self._posts.publish(req.client, view)
+        try:
+            await self._posts.publish(req.client, view)
+        except CannotPost as error:
+            if is_direct(req.channel_id, req.channel_name):
+                raise CannotPost(error.code, hint="slack.not_in_dm") from error
+            raise
 
     async def _close(self, req: Request, cmd: Command) -> None:
+        """The reveal replaces the question; if Slack will not edit it (deleted, the bot
+        was removed), the reveal is posted in the channel through the command's
+        response_url instead, and if even that fails the closer is told so."""
         reveal = await self._quiz.close(req.actor, channel_id=req.channel_id)
-        await self._posts.reveal(req.client, reveal)
-        await self._say(req, text(await self._locale(req), "close.done"))
+        locale = await self._locale(req)
+        failure = await self._posts.reveal(req.client, reveal)
+        if failure is not None:
+            try:
+                shown = await in_channel(req.respond, blocks.reveal_post(reveal))
+            except SENDING_FAILED as error:
+                log.warning("posting the reveal of %s failed: %r", reveal.view.post.id, error)
+                shown = False
+            if not shown:
+                await self._say(req, text(locale, "slack.reveal_failed", error=failure))
+                return
+        await self._say(req, text(locale, "close.done"))
 
     async def _start(self, req: Request, cmd: Command) -> None:
         result = await self._quiz.start_run(req.actor, _lower(cmd.arg(0)))
@@ -141,6 +172,8 @@ class Commands:
         await self._say(req, text(chosen, key, language=language_name(chosen)))
 
     async def _schedule(self, req: Request, cmd: Command) -> None:
+        if not req.actor.is_admin:
+            raise QuizError("admin_only")
         raise QuizError("schedule_soon")  # the daily-question issue adds `schedule`
 
     async def _reset(self, req: Request, cmd: Command) -> None:

@@ -15,8 +15,20 @@ def escape(text: str) -> str:
 
 
 def clip(text: str, limit: int) -> str:
-    """Text cut to a Block Kit length limit, with an ellipsis when cut."""
+    """Plain text cut to a Block Kit length limit, with an ellipsis when cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_BROKEN_TAIL = re.compile(r"&[a-z]*$|<[^>]*$")
+
+
+def clip_markup(md: str, limit: int) -> str:
+    """Escaped mrkdwn cut to a length limit, never inside an entity (`&amp;`) or a mention
+    (`<@U1>`): one the cut would break is left out whole. Cutting after escaping keeps the
+    limit exact however many characters escaping added."""
+    if len(md) <= limit:
+        return md
+    return _BROKEN_TAIL.sub("", md[: limit - 1]) + "…"
 
 
 def mention(user_id: str) -> str:

@@ -1,4 +1,4 @@
-"""Private replies through response_url, and the one place errors become polite text.
+"""Replies through response_url, and the one place errors become polite text.
 
 A QuizError is a refusal the user should read in their language; anything else is a bug:
 it is logged, and the user gets `error.generic`, never a traceback.
@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.webhook.async_client import AsyncWebhookClient
 
 from bot.core.actor import Actor
 from bot.core.errors import QuizError
@@ -17,17 +19,42 @@ from bot.core.quiz import Quiz
 from bot.locales import FALLBACK, text
 from bot.messages import error_text
 from bot.slack.blocks import Reply, text_reply
+from bot.slack.client import retry_handlers
 from bot.slack.posts import CannotPost
 
 log = logging.getLogger("quizbot.slack")
 
 
-async def private(respond: AsyncRespond | None, reply: Reply, *, replace: bool = False) -> None:
-    """An ephemeral reply only the caller sees; `replace` swaps the ephemeral message clicked."""
+async def _send(respond: AsyncRespond | None, body: dict[str, Any]) -> bool:
+    """Posts `body` to the request's response_url, retrying rate limits and dropped
+    connections (bolt's own `respond` retries neither); False if Slack did not take it."""
     if respond is None or respond.response_url is None:
         log.warning("no response_url to reply to")
-        return
-    await respond(**reply.payload(), response_type="ephemeral", replace_original=replace)
+        return False
+    client = AsyncWebhookClient(
+        url=respond.response_url,
+        proxy=respond.proxy,
+        ssl=respond.ssl,
+        retry_handlers=retry_handlers(),
+    )
+    response = await client.send_dict(body)
+    if response.status_code != 200:
+        log.warning("response_url refused a reply: %s %s", response.status_code, response.body)
+        return False
+    return True
+
+
+async def private(respond: AsyncRespond | None, reply: Reply, *, replace: bool = False) -> bool:
+    """An ephemeral reply only the caller sees; `replace` swaps the ephemeral message clicked."""
+    body = {**reply.payload(), "response_type": "ephemeral", "replace_original": replace}
+    return await _send(respond, body)
+
+
+async def in_channel(respond: AsyncRespond | None, reply: Reply) -> bool:
+    """A message everyone in the request's channel sees (a slash command's response_url can
+    post there even when the bot is not a member)."""
+    body = {**reply.payload(), "response_type": "in_channel", "replace_original": False}
+    return await _send(respond, body)
 
 
 async def locale_of(quiz: Quiz, actor: Actor | None) -> str:
@@ -38,6 +65,14 @@ async def locale_of(quiz: Quiz, actor: Actor | None) -> str:
     except Exception:
         log.exception("could not read the language of %s", actor.user_id)
         return FALLBACK
+
+
+def refusal_text(error: QuizError, locale: str) -> str:
+    """A QuizError as Slack shows it: the shared text, plus who counts as an admin here."""
+    message = error_text(error, locale)
+    if error.key == "admin_only":
+        message = f"{message} {text(locale, 'slack.admin_hint')}"
+    return message
 
 
 async def guarded(
@@ -51,9 +86,9 @@ async def guarded(
         await work()
         return
     except QuizError as error:
-        message = error_text(error, await locale_of(quiz, actor))
-    except CannotPost:
-        message = text(await locale_of(quiz, actor), "slack.not_in_channel")
+        message = refusal_text(error, await locale_of(quiz, actor))
+    except CannotPost as error:
+        message = text(await locale_of(quiz, actor), error.hint)
     except Exception:
         log.exception("a Slack request failed")
         message = text(await locale_of(quiz, actor), "error.generic")

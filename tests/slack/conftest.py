@@ -154,7 +154,17 @@ async def eventually(check: Callable[[], Awaitable[bool]], seconds: float = 5.0)
 SlackFactory = Callable[..., Awaitable[Slack]]
 
 
+MESSAGE_METHODS = ("chat.postMessage", "chat.update", "chat.postEphemeral")
+
+
 def validate_blocks(fake: FakeSlack) -> int:
+    """Checks every message the app sent: Block Kit that parses within Slack's limits, and
+    a top-level `text` fallback on each (notifications and screen readers need it)."""
+    for call in fake.calls:
+        if call.method in MESSAGE_METHODS:
+            assert isinstance(call.params.get("text"), str) and call.params["text"], call
+    for posted in fake.responses:
+        assert isinstance(posted.body.get("text"), str) and posted.body["text"], posted
     payloads: list[list[dict[str, Any]]] = []
     for call in fake.calls:
         if isinstance(call.params.get("blocks"), list):

@@ -27,6 +27,8 @@ class Call:
     token: str | None
     status: int = 200
     """429 for a call answered with a rate limit."""
+    answer: dict[str, Any] | None = None
+    """What the fake answered."""
 
 
 @dataclass
@@ -53,10 +55,13 @@ class FakeSlack:
     """Channels the bot is not in: chat.postMessage and chat.update get `not_in_channel`."""
     app_tokens: set[str] = field(default_factory=lambda: {APP_TOKEN})
     throttle: dict[str, int] = field(default_factory=dict)
-    """method -> how many of its next calls get HTTP 429 with `Retry-After: retry_after`."""
+    """method (or "response_url") -> how many of its next calls get HTTP 429 with
+    `Retry-After: retry_after`."""
     retry_after: int = 1
     errors: dict[str, str] = field(default_factory=dict)
     """method -> the error every call of it gets (`{"ok": false, "error": ...}`)."""
+    refuse_in_channel: bool = False
+    """response_url answers in_channel posts with 404."""
     throttled: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when a call was answered with 429."""
     oauth_codes: dict[str, str] = field(default_factory=dict)
@@ -133,7 +138,8 @@ class FakeSlack:
                 headers={"Retry-After": str(self.retry_after)},
             )
         await self._add(self.calls, call)
-        return web.json_response(self._answer(call))
+        call.answer = self._answer(call)
+        return web.json_response(call.answer)
 
     def _answer(self, call: Call) -> dict[str, Any]:
         if call.method == "oauth.v2.access":
@@ -211,6 +217,12 @@ class FakeSlack:
 
     async def _respond(self, request: web.Request) -> web.Response:
         posted = Posted(request.match_info["key"], await request.json())
+        if self.throttle.get("response_url", 0) > 0:
+            self.throttle["response_url"] -= 1
+            self.throttled.set()
+            return web.Response(status=429, headers={"Retry-After": str(self.retry_after)})
+        if self.refuse_in_channel and posted.body.get("response_type") == "in_channel":
+            return web.Response(status=404, text="channel_not_found")
         await self._add(self.responses, posted)
         return web.Response(text="ok")
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import Block
@@ -10,6 +11,7 @@ from bot.core.deck import Choice, Deck, Question
 from bot.core.post import PostView, build_reveal
 from bot.core.store import PostRecord
 from bot.slack import blocks
+from bot.slack.mrkdwn import clip_markup, escape
 from tests.slack.conftest import TEST_DECK, Slack, validate_blocks
 
 
@@ -70,3 +72,46 @@ async def test_every_payload_the_app_sends_parses_as_block_kit(slack: Slack) -> 
     await slack.fake.until(lambda: bool(slack.fake.api("views.publish")))
     await slack.bot.posts.flush()
     assert validate_blocks(slack.fake) >= 11
+
+
+def _view_of(text: str, choice: str, explanation: str) -> PostView:
+    view = _huge_view()
+    question = Question(
+        id="fmt",
+        text={"en": text},
+        choices=(Choice({"en": choice}), Choice({"en": "plain"})),
+        answer=0,
+        explanation={"en": explanation},
+    )
+    deck = Deck(id="fmt", title={"en": "*Bold* deck"}, locales=("en",), questions=(question,))
+    return PostView(replace(view.post, order=(0, 1)), deck, question, answered=0)
+
+
+def test_deck_text_that_looks_like_mrkdwn_is_shown_as_written() -> None:
+    view = _view_of("What does *args do in `f(*args)`?", "_init_ ~x~", "See `__init__`.")
+    for reply in (blocks.question_post(view), blocks.reveal_post(build_reveal(view, {0: 1}, True))):
+        payload = reply.payload()
+        for block in payload["blocks"]:
+            for obj in _text_objects(block):
+                if any(mark in obj["text"] for mark in ("*args", "_init_", "`__init__`", "*Bold*")):
+                    assert obj["type"] == "plain_text" and obj.get("emoji") is False, obj
+
+
+def _text_objects(node: object) -> list[dict[str, str]]:
+    if isinstance(node, list):
+        return [o for item in node for o in _text_objects(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node] if node.get("type") in ("plain_text", "mrkdwn") else []
+    return own + [o for v in node.values() if isinstance(v, dict | list) for o in _text_objects(v)]
+
+
+def test_mrkdwn_is_never_cut_inside_an_entity_or_a_mention() -> None:
+    escaped = escape("&" * 2000)  # 2000 × "&amp;": 10,000 characters
+    cut = clip_markup(escaped, 3000)
+    assert len(cut) <= 3000 and cut.endswith("&amp;…")
+    assert clip_markup("ab <@U123> cd", 8) == "ab …"
+    assert clip_markup("ab &lt;x", 6) == "ab …"
+    assert clip_markup("short &amp;", 100) == "short &amp;"
+    reply = blocks.text_reply("&" * 5000)
+    assert len(reply.payload()["text"]) <= 3000 and reply.payload()["text"].endswith("&amp;…")

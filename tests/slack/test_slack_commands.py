@@ -9,7 +9,10 @@ import pytest
 from tests.slack.conftest import SEED_DECK, TEST_DECK, Slack
 from tests.slack.harness import all_text, buttons
 
-ADMIN_ONLY = "Only an admin can do that"
+ADMIN_ONLY = (
+    "Only an admin can do that. On Slack, workspace admins and owners (and the users in "
+    "[slack] admins) are admins."
+)
 
 
 async def _say(slack: Slack, text: str, **kwargs: Any) -> str:
@@ -24,7 +27,8 @@ async def _say(slack: Slack, text: str, **kwargs: Any) -> str:
 async def test_help(slack: Slack, text: str) -> None:
     shown = await _say(slack, text)
     assert "quizbot: a question at a time" in shown
-    assert "/quiz post [deck] [question]" in shown
+    assert "/quiz post [deck] [question]" in shown  # the shared help: Slack's own syntax
+    assert "/quiz schedule set HH:MM ZONE [deck] [daily|weekdays]" in shown
 
 
 async def test_unknown_subcommand_says_so_and_shows_help(slack: Slack) -> None:
@@ -34,12 +38,18 @@ async def test_unknown_subcommand_says_so_and_shows_help(slack: Slack) -> None:
 
 
 async def test_schedule_arrives_later(slack: Slack) -> None:
-    assert "Scheduling arrives in a later release." in await _say(slack, "schedule set 09:00 UTC")
+    shown = await _say(slack, "schedule set 09:00 UTC", user="UCONFIGADMIN")
+    assert "Scheduling arrives in a later release." in shown
+
+
+async def test_schedule_is_for_admins(slack: Slack) -> None:
+    assert ADMIN_ONLY in await _say(slack, "schedule set 09:00 UTC", user="U2")
+    assert [c.params["user"] for c in slack.fake.api("users.info")] == ["U2"]
 
 
 async def test_decks(slack: Slack) -> None:
     shown = await _say(slack, "decks")
-    assert f"{TEST_DECK}: Team &lt;Quiz&gt; &amp; Co · 3 questions · English, বাংলা" in shown
+    assert f"{TEST_DECK}: Team <Quiz> & Co · 3 questions · English, বাংলা" in shown  # plain_text
     assert f"{SEED_DECK}: " in shown and "8 questions" in shown
 
 

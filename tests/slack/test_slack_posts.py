@@ -2,8 +2,23 @@
 
 from __future__ import annotations
 
-from tests.slack.conftest import TEST_DECK, Slack
+import asyncio
+import json
+from typing import Any
+
+from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
+from tests.slack.fake_slack import Call
 from tests.slack.harness import all_text, buttons
+
+
+def mrkdwn_texts(node: Any) -> list[str]:
+    """Every mrkdwn text in some blocks (what Slack parses for formatting and mentions)."""
+    if isinstance(node, list):
+        return [t for item in node for t in mrkdwn_texts(item)]
+    if not isinstance(node, dict):
+        return []
+    own = [node["text"]] if node.get("type") == "mrkdwn" else []
+    return own + [t for v in node.values() if isinstance(v, dict | list) for t in mrkdwn_texts(v)]
 
 
 async def test_post_sends_question_with_a_button_per_choice(slack: Slack) -> None:
@@ -15,8 +30,14 @@ async def test_post_sends_question_with_a_button_per_choice(slack: Slack) -> Non
     assert blocks[0]["type"] == "header"
     assert "Question 1 of 3" in blocks[0]["text"]["text"]
     text = all_text(blocks)
-    assert "&lt;!channel&gt; &amp; &lt;@U999&gt;" in text  # deck text never pings
-    assert "<!channel>" not in text and "<@U999>" not in text
+    question = blocks[1]["text"]
+    assert question == {  # deck text is plain_text: shown as written, never parsed (no ping)
+        "type": "plain_text",
+        "text": "Which city is the capital of France? <!channel> & <@U999>",
+        "emoji": False,
+    }
+    assert "<!channel>" not in json.dumps(mrkdwn_texts(blocks))
+    assert "&lt;!channel&gt; &amp; &lt;@U999&gt;" in call.params["text"]  # the fallback too
     assert "0 answered" in text
     labels = [b["text"]["text"] for b in buttons(blocks)]
     assert labels == ["A", "B", "C"]
@@ -96,18 +117,87 @@ async def test_other_language_button_replaces_the_reply(slack: Slack) -> None:
     assert await slack.app.store.answer_count(post_id) == 1
 
 
-async def test_count_is_redrawn_with_chat_update(slack: Slack) -> None:
-    post_id = await _post(slack)
-    for user in ("U1", "U2", "U3"):
-        sent = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user=user)
+async def test_many_clicks_in_one_interval_become_one_or_two_updates(
+    make_slack: SlackFactory,
+) -> None:
+    slack = await make_slack(refresh_interval=1.0)
+    post_id = await _post(slack, channel="C6")
+    posted = slack.fake.api("chat.postMessage")[-1]
+    assert posted.answer is not None
+    clicks = [
+        slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user=f"U{n}") for n in range(12)
+    ]
+    started = asyncio.get_running_loop().time()
+    for sent in await asyncio.gather(*clicks):
         await slack.fake.reply(sent.key)
+    assert asyncio.get_running_loop().time() - started < 1.0  # all inside one interval
+    await slack.fake.until(lambda: bool(slack.fake.api("chat.update")))
+    await asyncio.sleep(1.5)  # a second interval: any straggling redraw lands
     await slack.bot.posts.flush()
     updates = slack.fake.api("chat.update")
-    assert 1 <= len(updates) <= 3  # coalesced: not one per click
-    assert "3 answered" in all_text(updates[-1].params["blocks"])
+    assert 1 <= len(updates) <= 2, len(updates)
+    assert "12 answered" in all_text(updates[-1].params["blocks"])
+    for update in updates:  # the message that was posted, not some other one
+        assert update.params["channel"] == posted.answer["channel"] == "C6"
+        assert update.params["ts"] == posted.answer["ts"]
+        assert update.token == posted.token
+
+
+async def test_a_redraw_waiting_out_a_rate_limit_never_overwrites_the_reveal(
+    make_slack: SlackFactory,
+) -> None:
+    slack = await make_slack(refresh_interval=0.1)
+    post_id = await _post(slack, channel="C3")
+    slack.fake.retry_after = 2  # room for the close to arrive, even on a busy machine
+    slack.fake.throttle["chat.update"] = 1  # the redraw gets 429, Retry-After: 2
+    sent = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user="U1")
+    await slack.fake.reply(sent.key)
+    await asyncio.wait_for(slack.fake.throttled.wait(), 5)
+    closing = await slack.tester.command("close", channel="C3", user="U1")  # during the wait
+    assert all_text((await slack.fake.reply(closing.key))["blocks"]) == "Closed."
+
+    def sent() -> list[Call]:
+        return [u for u in slack.fake.api("chat.update") if u.status == 200]
+
+    await slack.fake.until(lambda: len(sent()) >= 2)
+    await asyncio.sleep(0.3)  # nothing else arrives
+    updates = slack.fake.api("chat.update")
+    assert [u.status for u in updates] == [429, 200, 200]
+    redraw, reveal = updates[1], updates[2]
+    assert buttons(redraw.params["blocks"]) and "1 answered" in all_text(redraw.params["blocks"])
+    assert not buttons(reveal.params["blocks"])
+    assert reveal.params["text"].startswith("Closed: ")
+
+
+async def test_a_reveal_that_cannot_replace_the_question_is_posted_in_the_channel(
+    slack: Slack,
+) -> None:
+    post_id = await _post(slack, channel="C8")
+    answered = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0", user="U2")
+    await slack.fake.reply(answered.key)
+    slack.fake.errors["chat.update"] = "message_not_found"  # someone deleted the question
+    closing = await slack.tester.command("close", channel="C8", user="U1")
+    shown = await slack.fake.reply(closing.key)
+    assert shown["response_type"] == "in_channel" and shown["replace_original"] is False
+    assert shown["text"].startswith("Closed: ")
+    text = all_text(shown["blocks"])
+    assert "Explanation of capital." in text and "1 answered" in text
+    assert not buttons(shown["blocks"])
+    done = await slack.fake.reply(closing.key, 2)
+    assert done["response_type"] == "ephemeral" and all_text(done["blocks"]) == "Closed."
     post = await slack.app.store.post(post_id)
-    assert post is not None and post.message_ref == f"{updates[-1].params['channel']}:" + str(
-        updates[-1].params["ts"]
+    assert post is not None and not post.is_open
+
+
+async def test_when_no_reveal_can_be_shown_the_closer_is_told(slack: Slack) -> None:
+    await _post(slack, channel="C8")
+    slack.fake.errors["chat.update"] = "message_not_found"
+    slack.fake.refuse_in_channel = True
+    closing = await slack.tester.command("close", channel="C8", user="U1")
+    told = await slack.fake.reply(closing.key)
+    assert told["response_type"] == "ephemeral"
+    assert all_text(told["blocks"]) == (
+        "The question is closed, but I couldn't show the answer in the channel (message_not_found)."
     )
 
 
@@ -129,9 +219,10 @@ async def test_close_reveals_in_place(slack: Slack) -> None:
     assert not buttons(blocks) and all(b["type"] != "actions" for b in blocks)
     text = all_text(blocks)
     letter = "ABC"[right]
-    assert f"*Answer: {letter}. Paris*" in text
-    assert f"*{letter} ████████░░ 3 · 75% ✅  Paris*" in text
+    assert f"Answer: {letter}. Paris" in text
+    assert f"{letter} ████████░░ 3 · 75% ✅  Paris" in text
     assert f"{'ABC'[wrong]} ██░░░░░░░░ 1 · 25%" in text
+    assert "<!channel>" not in json.dumps(mrkdwn_texts(blocks))
     assert "4 answered · 75% got it right" in text
     assert "Explanation of capital." in text
     assert update.params["text"].startswith("Closed: ")
@@ -166,3 +257,20 @@ async def test_post_in_a_channel_the_bot_cannot_reach(slack: Slack) -> None:
     reply = await slack.fake.reply(sent.key)
     assert "Invite me with /invite @quizbot" in all_text(reply["blocks"])
     assert await slack.app.store.open_post_in_channel("slack:T1", "CPRIVATE") is None
+
+
+async def test_post_in_a_dm_says_to_use_a_channel(slack: Slack) -> None:
+    slack.fake.refuse_channels.add("D0DM")
+    sent = await slack.tester.command(f"post {TEST_DECK}", channel="D0DM")
+    text = all_text((await slack.fake.reply(sent.key))["blocks"])
+    assert "I can't post questions in direct messages." in text
+    assert "/invite" not in text
+    assert await slack.app.store.open_post_in_channel("slack:T1", "D0DM") is None
+
+
+async def test_replies_wait_out_a_rate_limited_response_url(slack: Slack) -> None:
+    slack.fake.throttle["response_url"] = 1
+    sent = await slack.tester.command("help")
+    reply = await slack.fake.reply(sent.key, seconds=10)
+    assert "quizbot: a question at a time" in all_text(reply["blocks"])
+    assert slack.fake.throttled.is_set() and len(slack.fake.replies(sent.key)) == 1

@@ -16,7 +16,18 @@ STALE = "That button no longer belongs to an open question."
 
 
 async def _nothing_stored(slack: Slack) -> bool:
-    return await slack.app.store.post(1) is None
+    """No post was made (for requests that would have posted one)."""
+    return not slack.fake.api("chat.postMessage") and await slack.app.store.post(1) is None
+
+
+async def _target(slack: Slack) -> int:
+    """A real open question for forged and broken clicks to aim at."""
+    return await slack.post(f"{TEST_DECK} sky")
+
+
+async def _unanswered(slack: Slack, post_id: int) -> bool:
+    await slack.bot.posts.flush()
+    return await slack.app.store.answer_count(post_id) == 0 and not slack.fake.api("chat.update")
 
 
 async def test_forged_signature_is_401_and_stores_nothing(slack: Slack) -> None:
@@ -36,6 +47,25 @@ async def test_forged_signature_is_401_and_stores_nothing(slack: Slack) -> None:
     assert sent.status == 401
     assert await _nothing_stored(slack)
     assert not slack.fake.api("chat.postMessage")
+
+
+async def test_a_forged_click_on_a_real_question_is_401_and_counts_nothing(slack: Slack) -> None:
+    post_id = await _target(slack)
+    key = slack.tester.new_key()
+    payload = slack.tester.action_payload("quiz_answer_A", f"p:{post_id}:0", key=key)
+    body = urlencode({"payload": json.dumps(payload)})
+    content_type = "application/x-www-form-urlencoded"
+    forged = await slack.tester.send(body, content_type, signature="v0=" + "0" * 64)
+    old = str(int(time.time()) - 10 * 60)
+    stale = await slack.tester.send(body, content_type, timestamp=old)
+    assert forged.status == stale.status == 401
+    assert await _unanswered(slack, post_id)
+    assert not slack.fake.replies(key)
+
+    signed = await slack.tester.send(body, content_type, key=key)  # the same click, signed
+    assert signed.status == 200
+    await slack.fake.reply(key)
+    assert await slack.app.store.answer_count(post_id) == 1
 
 
 async def test_stale_timestamp_is_401(slack: Slack) -> None:
@@ -88,24 +118,30 @@ async def test_unparseable_signed_bodies_are_400(slack: Slack, body: str) -> Non
 @pytest.mark.parametrize(
     "value",
     [
-        "p:999999:9",
-        "p:999999:0",
+        "p:{id}:9",
+        "p:{id}:2",  # the question has two choices
+        "p:{id}:x",
+        "p:-{id}:0",
+        "p:{id}:0:0",
+        " p:{id}:0",
+        "p:{id}:0\n",
+        "p:0{id}00000000000000000000:0",
+        "p:{id}",
+        "r:{id}:sky:0",
+        "l:{id}:bn",
+        "s:{id}",
         "garbage",
         "",
-        "p:1:x",
-        "p:-1:0",
-        "p:99999999999999999999999:1",
-        "r:1:capital:0",
-        "l:1:bn",
     ],
 )
 async def test_tampered_values_get_a_polite_reply(slack: Slack, value: str) -> None:
-    sent = await slack.tester.click("quiz_answer_A", value)
+    post_id = await _target(slack)
+    sent = await slack.tester.click("quiz_answer_A", value.format(id=post_id))
     assert sent.status == 200
     reply = await slack.fake.reply(sent.key)
     assert STALE in all_text(reply["blocks"])
     assert reply["response_type"] == "ephemeral" and reply["replace_original"] is False
-    assert await _nothing_stored(slack)
+    assert await _unanswered(slack, post_id)
 
 
 async def test_a_real_post_with_a_choice_it_does_not_have(slack: Slack) -> None:
@@ -120,27 +156,43 @@ async def test_a_real_post_with_a_choice_it_does_not_have(slack: Slack) -> None:
     [
         {"actions": []},
         {"actions": [{}]},
-        {"actions": [{"action_id": 5, "value": "p:1:0"}]},
+        {"actions": [{"action_id": 5, "value": "p:{id}:0"}]},
         {"actions": "nope"},
-        {"user": None},
+        {"user": None},  # bolt would fall back to message.user: the bot itself
         {"user": {}},
-        {"team": None},
+        {"user": {"id": 5, "team_id": "T1"}},
+        {"team": None, "user": {"id": "U1"}},  # no workspace anywhere in the payload
     ],
 )
 async def test_payloads_with_missing_fields(slack: Slack, change: dict[str, object]) -> None:
+    post_id = await _target(slack)
     key = slack.tester.new_key()
-    payload = slack.tester.action_payload("quiz_answer_A", "p:1:0", key=key) | change
+    payload = slack.tester.action_payload("quiz_answer_A", f"p:{post_id}:0", key=key)
+    payload |= json.loads(json.dumps(change).replace("{id}", str(post_id)))
     sent = await slack.tester.send_payload(payload, key)
     assert sent.status == 200
     reply = await slack.fake.reply(key)
     assert STALE in all_text(reply["blocks"])
-    assert await _nothing_stored(slack)
+    assert await _unanswered(slack, post_id)
+
+
+async def test_an_org_wide_click_without_a_team_uses_the_users_team(slack: Slack) -> None:
+    post_id = await _target(slack)
+    key = slack.tester.new_key()
+    payload = slack.tester.action_payload("quiz_answer_A", f"p:{post_id}:0", key=key)
+    payload["team"] = None  # as Slack sends it for org-wide installs; user.team_id is T1
+    sent = await slack.tester.send_payload(payload, key)
+    assert sent.status == 200
+    assert STALE not in all_text((await slack.fake.reply(key))["blocks"])
+    assert await slack.app.store.answer_count(post_id) == 1
 
 
 async def test_an_unknown_action_id_gets_a_polite_reply(slack: Slack) -> None:
-    sent = await slack.tester.click("someone_elses_button", "p:1:0")
+    post_id = await _target(slack)
+    sent = await slack.tester.click("someone_elses_button", f"p:{post_id}:0")
     assert sent.status == 200
     assert STALE in all_text((await slack.fake.reply(sent.key))["blocks"])
+    assert await _unanswered(slack, post_id)
 
 
 async def test_a_command_without_a_user_gets_the_generic_apology(slack: Slack) -> None:

@@ -43,6 +43,8 @@ def test_parse(text: str, name: str, args: tuple[str, ...]) -> None:
         ("close", True),
         ("reset", True),
         ("language bn server", True),
+        ("schedule show", True),
+        ("schedule set 09:00 UTC", True),
         ("language bn", False),
         ("language server", False),
         ("post", False),
