@@ -129,6 +129,8 @@ def _unavailable(context: ExceptionContext) -> BaseException | None:
     Anything else (a bug, a constraint) is left as it is.
     """
     original = context.original_exception
+    if not isinstance(original, Exception):
+        return None  # a cancelled task (or Ctrl+C) must stay a cancellation
     transient = (
         context.is_disconnect
         or isinstance(original, OSError | TimeoutError)

@@ -172,3 +172,27 @@ async def test_sqlite_locked_by_another_process(tmp_path: Path) -> None:
         assert again.status is AnswerStatus.NEW
     finally:
         await store.close()
+
+
+async def test_a_cancelled_query_stays_a_cancellation(tmp_path: Path) -> None:
+    """Shutdown cancels tasks mid-query; turning that into "try again" would keep them alive."""
+    store = await open_store(f"sqlite:///{tmp_path / 'c.db'}")
+    quiz = Quiz(store=store, decks=factories.library(), clock=SystemClock())
+    try:
+        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        for delay in (0, 0.001, 0.002, 0.005):
+
+            async def click_forever() -> None:
+                while True:
+                    try:
+                        await quiz.answer(user("u"), view.post.id, 0)
+                    except QuizError:  # a swallowed cancellation would land here and loop
+                        pass
+
+            task = asyncio.create_task(click_forever())
+            await asyncio.sleep(delay)
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=5)
+            assert done and task.cancelled(), f"cancellation lost (after {delay}s)"
+    finally:
+        await store.close()
