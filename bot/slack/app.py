@@ -86,7 +86,21 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     configure(bolt.client, settings.api_url)
     posts = Posts(app.quiz, app.clock, refresh_interval)
     _register(bolt, app.quiz, posts, Admins(settings.admins))
+    if distribution:
+        bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
+    else:
+        bolt.event("app_uninstalled")(_single_token_revoked)
+        bolt.event("tokens_revoked")(_single_token_revoked)
     return SlackBot(bolt, posts, distribution, secrets.slack_signing_secret or "")
+
+
+async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext) -> None:
+    log.warning(
+        "Slack says %s for workspace %s: SLACK_BOT_TOKEN no longer works; "
+        "reinstall the app and set the new token",
+        event.get("type"),
+        context.team_id,
+    )
 
 
 ClickHandler = Callable[[Click], Awaitable[None]]

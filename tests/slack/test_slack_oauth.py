@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 import aiohttp
+import pytest
 
-from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
+from tests.slack.conftest import TEST_DECK, Slack, SlackFactory, eventually
 from tests.slack.harness import all_text
 
 
@@ -73,3 +74,39 @@ async def test_a_bad_state_is_refused(make_slack: SlackFactory) -> None:
         async with session.get(url) as resp:
             assert resp.status == 400
     assert not slack.fake.api("oauth.v2.access")
+
+
+async def test_an_uninstalled_workspace_is_forgotten(make_slack: SlackFactory) -> None:
+    slack = await make_slack(oauth=True)
+    async with aiohttp.ClientSession() as session:
+        await _install(slack, session, "TA")
+        await _install(slack, session, "TB")
+    assert slack.bot.oauth is not None
+    store = slack.bot.oauth.installations
+    assert await store.async_find_installation(enterprise_id=None, team_id="TA") is not None
+
+    sent = await slack.tester.event({"type": "app_uninstalled"}, team="TA", event_id="EvU1")
+    assert sent.status == 200
+
+    async def forgotten() -> bool:
+        return await store.async_find_installation(enterprise_id=None, team_id="TA") is None
+
+    await eventually(forgotten)
+    assert await store.async_find_installation(enterprise_id=None, team_id="TB") is not None
+    refused = await slack.tester.command(f"post {TEST_DECK} sky", team="TA")
+    assert "reinstall this app" in (await slack.fake.reply(refused.key))["text"]
+    assert not slack.fake.api("chat.postMessage")
+
+
+async def test_a_single_workspace_logs_a_revoked_token(
+    slack: Slack, caplog: pytest.LogCaptureFixture
+) -> None:
+    event = {"type": "tokens_revoked", "tokens": {"oauth": [], "bot": ["UBOT"]}}
+    sent = await slack.tester.event(event, event_id="EvR1")
+    assert sent.status == 200
+
+    async def logged() -> bool:
+        return any("SLACK_BOT_TOKEN no longer works" in r.getMessage() for r in caplog.records)
+
+    await eventually(logged)
+    assert not [r for r in caplog.records if "Unhandled request" in r.getMessage()]
