@@ -184,10 +184,9 @@ async def test_a_cancelled_query_stays_a_cancellation(tmp_path: Path) -> None:
 
             async def click_forever() -> None:
                 while True:
-                    try:
+                    # a cancellation turned into a QuizError would be suppressed here and loop
+                    with contextlib.suppress(QuizError):
                         await quiz.answer(user("u"), view.post.id, 0)
-                    except QuizError:  # a swallowed cancellation would land here and loop
-                        pass
 
             task = asyncio.create_task(click_forever())
             await asyncio.sleep(delay)
