@@ -50,6 +50,31 @@ def period_bounds(
     return since, until
 
 
+ALL_TIME = "all"
+"""The period key of all time (of a season)."""
+
+
+def period_key(period: Period, now: datetime, zone: str) -> str:
+    """The key of the period containing `now`, counted in `zone`: "w2026-01-05" (the week's
+    Monday), "m2026-01", or "all". The store keeps points per key (see `answer_keys`)."""
+    if period is Period.ALL:
+        return ALL_TIME
+    local = now.astimezone(ZoneInfo(zone)).date()
+    if period is Period.WEEK:
+        return "w" + (local - timedelta(days=local.weekday())).isoformat()
+    return f"m{local.year:04d}-{local.month:02d}"
+
+
+def answer_keys(at: datetime, zone: str) -> tuple[str, str, str]:
+    """The week, month and all-time keys an answer given at `at` counts in: fixed when it
+    is stored, in the server's zone of that moment (a later zone change moves no answer)."""
+    return (
+        period_key(Period.WEEK, at, zone),
+        period_key(Period.MONTH, at, zone),
+        ALL_TIME,
+    )
+
+
 @dataclass(frozen=True)
 class Leaderboard:
     period: Period

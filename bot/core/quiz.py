@@ -7,6 +7,7 @@ and returns a result object for the adapter to render. Refusals are `QuizError`s
 from __future__ import annotations
 
 import random
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from bot.core.actor import Actor
@@ -14,7 +15,7 @@ from bot.core.answer import AnswerResult
 from bot.core.clock import Clock
 from bot.core.deck import Deck, DeckLibrary, Question
 from bot.core.errors import QuizError
-from bot.core.leaderboard import TOP, Leaderboard, Period, period_bounds
+from bot.core.leaderboard import ALL_TIME, TOP, Leaderboard, Period, period_bounds, period_key
 from bot.core.post import PostView, Reveal, build_reveal, choice_order
 from bot.core.run import RunFeedback, RunStep, RunSummary, next_question, run_order, summarize
 from bot.core.stats import Stats
@@ -39,6 +40,10 @@ class Quiz:
 
     def __post_init__(self) -> None:
         self._rng = self.rng or random.Random()
+        self._posts: OrderedDict[int, PostRecord] = OrderedDict()
+        """Recently clicked posts. What a click needs of one (server, deck, question, choice
+        order) never changes once posted; whether it is still open is decided by the store
+        when the answer is recorded."""
 
     # Decks ---------------------------------------------------------------
 
@@ -64,14 +69,17 @@ class Quiz:
 
     # Languages -----------------------------------------------------------
 
-    async def reply_locale(self, actor: Actor, deck: Deck) -> str:
-        """User's language, else the server's, else the deck's first: one the deck has."""
+    async def reply_locale(
+        self, actor: Actor, deck: Deck, server: ServerSettings | None = None
+    ) -> str:
+        """User's language, else the server's, else the deck's first: one the deck has.
+        `server`: the server's settings, when the caller has them already."""
         if actor.locale in deck.locales:
             return actor.locale
         mine = await self.store.user_locale(actor.server_id, actor.user_id)
         if mine in deck.locales:
             return mine
-        server = await self.store.server(actor.server_id)
+        server = server or await self.store.server(actor.server_id)
         return deck.locale_or_default(server.locale)
 
     async def ui_locale(self, actor: Actor) -> str:
@@ -140,19 +148,27 @@ class Quiz:
             raise QuizError("stale_click")
         return await self._view(post)
 
-    async def _view(self, post: PostRecord) -> PostView:
+    async def _view(self, post: PostRecord, *, counted: bool = True) -> PostView:
         deck = self.decks.get(post.deck_id)
         question = deck.question(post.question_id) if deck else None
         if deck is None or question is None:
             raise QuizError("question_gone")
-        answered = await self.store.answer_count(post.id)
+        answered = await self.store.answer_count(post.id) if counted else 0
         return PostView(post, deck, question, answered)
 
     async def _post_of(self, actor: Actor, post_id: int) -> PostView:
-        post = await self.store.post(post_id)
+        """The clicked post, for a private reply: its `answered` is not counted (0), since
+        no reply shows it, and it comes from memory after the first click."""
+        post = self._posts.get(post_id)
+        if post is None:
+            post = await self.store.post(post_id)
+            if post is not None:
+                self._posts[post_id] = post
+                if len(self._posts) > 1024:
+                    self._posts.popitem(last=False)
         if post is None or post.server_id != actor.server_id:
             raise QuizError("stale_click")
-        return await self._view(post)
+        return await self._view(post, counted=False)
 
     async def answer(self, actor: Actor, post_id: int, shown_index: int) -> AnswerResult:
         """Records a click on choice button `shown_index` (0 = A). The first click stands."""
@@ -188,9 +204,9 @@ class Quiz:
         choice: int | None,
         locale: str | None = None,
     ) -> AnswerResult:
-        reply = view.deck.locale_or_default(locale) if locale else None
-        reply = reply or await self.reply_locale(actor, view.deck)
         server = await self.store.server(actor.server_id)
+        reply = view.deck.locale_or_default(locale) if locale else None
+        reply = reply or await self.reply_locale(actor, view.deck, server)
         totals = await self.store.totals(actor.server_id, server.season, actor.user_id)
         return AnswerResult(
             status=status,
@@ -326,8 +342,16 @@ class Quiz:
         if deck_id:
             self.deck(deck_id)
         server = await self.store.server(actor.server_id)
-        since, until = period_bounds(period, self.clock.now(), server.timezone)
-        query = StandingsQuery(actor.server_id, server.season, since, until, deck_id or None)
+        now = self.clock.now()
+        since, until = period_bounds(period, now, server.timezone)
+        query = StandingsQuery(
+            actor.server_id,
+            server.season,
+            since,
+            until,
+            deck_id or None,
+            period=period_key(period, now, server.timezone),
+        )
         rows = list(await self.store.standings(query, TOP))
         me = next((r for r in rows if r.user_id == actor.user_id), None)
         if me is None:
@@ -347,7 +371,8 @@ class Quiz:
         who = user_id or actor.user_id
         server = await self.store.server(actor.server_id)
         totals = await self.store.totals(actor.server_id, server.season, who)
-        standing = await self.store.standing_of(StandingsQuery(actor.server_id, server.season), who)
+        all_time = StandingsQuery(actor.server_id, server.season, period=ALL_TIME)
+        standing = await self.store.standing_of(all_time, who)
         return Stats(
             user_id=who,
             totals=totals,

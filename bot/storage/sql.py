@@ -12,8 +12,11 @@ busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     ColumnElement,
+    FromClause,
     Row,
     Subquery,
     Table,
@@ -37,6 +41,7 @@ from sqlalchemy.engine import Connection, Dialect, ExceptionContext
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from bot.core.leaderboard import answer_keys
 from bot.core.schedule import Schedule, parse_days
 from bot.core.store import (
     AnswerStatus,
@@ -57,6 +62,7 @@ from bot.core.store import (
     Totals,
 )
 from bot.storage.tables import (
+    ALL_DECKS,
     RUN_ACTIVE_KEY,
     RUN_ACTIVE_WHERE,
     SCORING,
@@ -68,6 +74,7 @@ from bot.storage.tables import (
     schedule_slots,
     schedules,
     servers,
+    standings,
     user_settings,
 )
 from bot.storage.url import database_url
@@ -75,6 +82,8 @@ from bot.storage.url import database_url
 MIGRATIONS = Path(__file__).with_name("migrations")
 _WRITE = "quizbot_write"
 """Execution option marking a write transaction (BEGIN IMMEDIATE on SQLite)."""
+_READ = "quizbot_read"
+"""Execution option marking a store read: one statement, no BEGIN on SQLite."""
 _MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -163,8 +172,13 @@ def _tune_sqlite(engine: AsyncEngine) -> None:
 
     @event.listens_for(engine.sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        write = connection.get_execution_options().get(_WRITE, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
+        options = connection.get_execution_options()
+        if options.get(_WRITE, False):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        elif not options.get(_READ, False):
+            connection.exec_driver_sql("BEGIN")
+        # A store read is one statement: in autocommit it sees one snapshot all the same,
+        # and saves the BEGIN's round trips to the driver's thread.
 
 
 async def upgrade(url: str, *, schema: str | None = None) -> None:
@@ -211,6 +225,11 @@ class SqlStore:
             raise ValueError(f"unsupported database {name!r}")
         self._engine = engine
         self._writer = engine.execution_options(**{_WRITE: True})
+        self._readers = engine.execution_options(**{_READ: True})
+        self._write_lock = asyncio.Lock() if name == "sqlite" else None
+        self._greatest: Callable[..., ColumnElement[Any]] = (
+            func.max if name == "sqlite" else func.greatest
+        )
         self._insert: Callable[[Table], Insert] = (
             sqlite.insert if name == "sqlite" else postgresql.insert
         )
@@ -218,10 +237,25 @@ class SqlStore:
     async def close(self) -> None:
         await self._engine.dispose()
 
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction. On SQLite this process's writers also queue on a lock of
+        its own: the database lock admits one writer anyway, and a writer that waits in
+        SQLite's busy handler sleeps in steps of milliseconds after the lock is free."""
+        if self._write_lock is None:
+            async with self._writer.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self._writer.begin() as conn:
+            yield conn
+
+    def _reader(self) -> AbstractAsyncContextManager[AsyncConnection]:
+        return self._readers.connect()
+
     # Servers and users
 
     async def server(self, server_id: str) -> ServerSettings:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             row = (
                 await conn.execute(select(servers).where(servers.c.server_id == server_id))
             ).first()
@@ -254,14 +288,14 @@ class SqlStore:
                 .where(servers.c.server_id == server_id, servers.c.season == after)
                 .values(season=after + 1, season_started_at=at)
             )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             season: int | None = (
                 await conn.execute(stmt.returning(servers.c.season))
             ).scalar_one_or_none()
         return season
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             locale: str | None = await conn.scalar(
                 select(user_settings.c.locale).where(
                     user_settings.c.server_id == server_id, user_settings.c.user_id == user_id
@@ -293,12 +327,12 @@ class SqlStore:
             )
             .returning(*posts.c)
         )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             row = (await conn.execute(stmt)).one()
         return _post(row)
 
     async def post(self, post_id: int) -> PostRecord | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             row = (await conn.execute(select(posts).where(posts.c.id == post_id))).first()
         return None if row is None else _post(row)
 
@@ -313,12 +347,12 @@ class SqlStore:
             .order_by(posts.c.opened_at.desc(), posts.c.id.desc())
             .limit(1)
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             row = (await conn.execute(stmt)).first()
         return None if row is None else _post(row)
 
     async def set_post_message(self, post_id: int, message_ref: str) -> None:
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             await conn.execute(
                 update(posts).where(posts.c.id == post_id).values(message_ref=message_ref)
             )
@@ -330,7 +364,7 @@ class SqlStore:
             .values(closed_at=at)
             .returning(posts.c.id)
         )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             return (await conn.execute(stmt)).first() is not None
 
     async def record_post_answer(
@@ -342,7 +376,7 @@ class SqlStore:
         The post row is read FOR SHARE (PostgreSQL), so an answer and a close cannot
         interleave: an answer stored is always in the closing tally.
         """
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             target = (
                 await conn.execute(
                     select(
@@ -351,9 +385,13 @@ class SqlStore:
                         posts.c.deck_id,
                         posts.c.question_id,
                         posts.c.closed_at,
+                        servers.c.timezone,
+                    )
+                    .select_from(
+                        posts.outerjoin(servers, servers.c.server_id == posts.c.server_id)
                     )
                     .where(posts.c.id == post.id)
-                    .with_for_update(read=True)
+                    .with_for_update(read=True, of=posts)
                 )
             ).first()
             if target is None or target.closed_at is not None:
@@ -378,18 +416,24 @@ class SqlStore:
                 .returning(answers.c.id)
             )
             if (await conn.execute(stmt)).first() is not None:
+                if correct:
+                    await self._add_points(
+                        conn,
+                        _Scored(target.server_id, target.season, target.deck_id, user_id, 1, at),
+                        target.timezone or "UTC",
+                    )
                 return PostAnswerOutcome(AnswerStatus.NEW, choice)
             return PostAnswerOutcome(
                 AnswerStatus.DUPLICATE, await _post_choice(conn, post.id, user_id)
             )
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return await _post_choice(conn, post_id, user_id)
 
     async def tally(self, post_id: int) -> dict[int, int]:
         """Only choices someone picked appear; a reveal reads the others as 0."""
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             counts = await conn.execute(
                 select(answers.c.choice, func.count())
                 .where(answers.c.post_id == post_id)
@@ -398,7 +442,7 @@ class SqlStore:
             return {choice: count for choice, count in counts}
 
     async def answer_count(self, post_id: int) -> int:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             count: int = (
                 await conn.execute(
                     select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
@@ -409,7 +453,7 @@ class SqlStore:
     # Runs
 
     async def active_run(self, server_id: str, user_id: str, deck_id: str) -> RunRecord | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return await _active_run(conn, server_id, user_id, deck_id)
 
     async def start_run(
@@ -426,7 +470,7 @@ class SqlStore:
             .on_conflict_do_nothing(index_elements=RUN_ACTIVE_KEY, index_where=RUN_ACTIVE_WHERE)
             .returning(*runs.c)
         )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             for _ in range(3):
                 row = (await conn.execute(stmt)).first()
                 if row is not None:
@@ -437,12 +481,12 @@ class SqlStore:
         raise RuntimeError(f"could not start a run for {server_id}/{user_id}/{deck_id}")
 
     async def run(self, run_id: int) -> RunRecord | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             row = (await conn.execute(select(runs).where(runs.c.id == run_id))).first()
         return None if row is None else _run(row)
 
     async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             rows = await conn.execute(
                 _RUN_ANSWER.where(answers.c.run_id == run_id).order_by(
                     answers.c.answered_at, answers.c.id
@@ -468,7 +512,7 @@ class SqlStore:
             .on_conflict_do_nothing()
             .returning(first_meetings.c.met_at)
         )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             first = (await conn.execute(meeting)).first() is not None
             points = 1 if correct and first else 0
             stored = (
@@ -493,6 +537,15 @@ class SqlStore:
                 )
             ).first()
             if stored is not None:
+                if points > 0:
+                    zone = await conn.scalar(
+                        select(servers.c.timezone).where(servers.c.server_id == run.server_id)
+                    )
+                    await self._add_points(
+                        conn,
+                        _Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at),
+                        zone or "UTC",
+                    )
                 return RunAnswerOutcome(
                     AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
                 )
@@ -508,7 +561,7 @@ class SqlStore:
             return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             await conn.execute(
                 update(runs)
                 .where(runs.c.id == run_id, runs.c.finished_at.is_(None))
@@ -517,19 +570,74 @@ class SqlStore:
 
     # Leaderboard and stats
 
+    async def _add_points(self, conn: AsyncConnection, scored: _Scored, zone: str) -> None:
+        """Adds a scoring answer to its six standings rows (week, month and all time; its
+        deck and all decks), in the transaction that stored it."""
+        rows = [
+            {
+                "server_id": scored.server_id,
+                "season": scored.season,
+                "period": period,
+                "deck_key": deck,
+                "user_id": scored.user_id,
+                "points": scored.points,
+                "reached_at": scored.at,
+            }
+            for period in answer_keys(scored.at, zone)
+            for deck in (scored.deck_id, ALL_DECKS)
+        ]
+        stmt = self._insert(standings).values(rows)
+        later = self._greatest(standings.c.reached_at, stmt.excluded.reached_at)
+        await conn.execute(
+            stmt.on_conflict_do_update(
+                index_elements=list(standings.primary_key.columns),
+                set_={"points": standings.c.points + stmt.excluded.points, "reached_at": later},
+            )
+        )
+
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
+        if query.period is not None:
+            top = (
+                select(standings.c.user_id, standings.c.points, standings.c.reached_at)
+                .where(*_kept(standings, query))
+                .order_by(
+                    standings.c.points.desc(), standings.c.reached_at, standings.c.user_id
+                )
+                .limit(limit)
+                .subquery("top")
+            )
+            kept = select(
+                top, func.rank().over(order_by=top.c.points.desc()).label("rank")
+            ).order_by(top.c.points.desc(), top.c.reached_at, top.c.user_id)
+            async with self._reader() as conn:
+                return [_standing(row) for row in await conn.execute(kept)]
         ranked = _ranked(query)
         stmt = (
             select(ranked)
             .order_by(ranked.c.rank, ranked.c.reached_at, ranked.c.user_id)
             .limit(limit)
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return [_standing(row) for row in await conn.execute(stmt)]
 
     async def standing_of(self, query: StandingsQuery, user_id: str) -> Standing | None:
+        if query.period is not None:
+            mine = select(standings.c.points, standings.c.reached_at).where(
+                *_kept(standings, query), standings.c.user_id == user_id
+            )
+            async with self._engine.connect() as conn:  # two reads: one transaction
+                row = (await conn.execute(mine)).first()
+                if row is None:
+                    return None
+                # A range of the rank index, never a correlated scan of the period's rows.
+                better: int = await conn.scalar(
+                    select(func.count())
+                    .select_from(standings)
+                    .where(*_kept(standings, query), standings.c.points > row.points)
+                ) or 0
+            return Standing(user_id, int(row.points), row.reached_at, better + 1)
         ranked = _ranked(query)
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             row = (await conn.execute(select(ranked).where(ranked.c.user_id == user_id))).first()
         return None if row is None else _standing(row)
 
@@ -543,7 +651,7 @@ class SqlStore:
             answers.c.season == season,
             answers.c.user_id == user_id,
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             answered, correct, points = (await conn.execute(stmt)).one()
         return Totals(answered=answered, correct=correct, points=points)
 
@@ -580,7 +688,7 @@ class SqlStore:
             .select_from(newest_first)
             .where(newest_first.c.answered, or_(missed.is_(None), newest_first.c.n < missed))
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             count: int = (await conn.execute(stmt)).scalar_one()
         return count
 
@@ -603,7 +711,7 @@ class SqlStore:
         upsert = stmt.on_conflict_do_update(
             index_elements=[schedules.c.server_id, schedules.c.channel_id], set_=settings
         ).returning(*schedules.c)
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             row = (await conn.execute(upsert)).one()
         return _schedule(row)
 
@@ -616,7 +724,7 @@ class SqlStore:
         )
 
     async def _one_schedule(self, *where: Any) -> Schedule | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             row = (await conn.execute(select(schedules).where(*where))).first()
         return None if row is None else _schedule(row)
 
@@ -626,7 +734,7 @@ class SqlStore:
             .where(schedules.c.server_id == server_id, schedules.c.enabled)
             .order_by(schedules.c.channel_id)
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return [_schedule(row) for row in await conn.execute(stmt)]
 
     async def disable_schedule(
@@ -642,7 +750,7 @@ class SqlStore:
             .values(enabled=False, updated_at=at)
             .returning(*schedules.c)
         )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             row = (await conn.execute(stmt)).first()
         return None if row is None else _schedule(row)
 
@@ -659,7 +767,7 @@ class SqlStore:
             .where(schedules.c.enabled)
             .order_by(schedules.c.id)
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return [
                 EnabledSchedule(_schedule(row), _date(row.last_date))
                 for row in await conn.execute(stmt)
@@ -684,7 +792,7 @@ class SqlStore:
             )
             .returning(schedule_slots.c.schedule_id)
         )
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             return (await conn.execute(stmt)).first() is not None
 
     async def finish_slot(
@@ -696,7 +804,7 @@ class SqlStore:
         post_id: int | None = None,
         error: str | None = None,
     ) -> None:
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             await conn.execute(
                 update(schedule_slots)
                 .where(
@@ -713,7 +821,7 @@ class SqlStore:
             .order_by(schedule_slots.c.local_date.desc())
             .limit(limit)
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return [_slot(row) for row in await conn.execute(stmt)]
 
     async def scheduled_questions(self, schedule_id: int, deck_id: str) -> Sequence[str]:
@@ -722,7 +830,7 @@ class SqlStore:
             .where(posts.c.schedule_id == schedule_id, posts.c.deck_id == deck_id)
             .order_by(posts.c.opened_at, posts.c.id)
         )
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return list((await conn.execute(stmt)).scalars())
 
     async def open_scheduled_posts(
@@ -737,11 +845,11 @@ class SqlStore:
         if opened_before is not None:
             where.append(posts.c.opened_at < opened_before)
         stmt = select(posts).where(*where).order_by(posts.c.opened_at, posts.c.id)
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             return [_post(row) for row in await conn.execute(stmt)]
 
     async def discard_post(self, post_id: int, at: datetime) -> None:
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             await conn.execute(
                 update(posts)
                 .where(posts.c.id == post_id)
@@ -751,7 +859,7 @@ class SqlStore:
     # Key/value state
 
     async def get_meta(self, key: str) -> str | None:
-        async with self._engine.connect() as conn:
+        async with self._reader() as conn:
             value: str | None = await conn.scalar(select(meta.c.value).where(meta.c.key == key))
         return value
 
@@ -761,7 +869,7 @@ class SqlStore:
     async def _upsert(self, table: Table, key: dict[str, Any], values: dict[str, Any]) -> None:
         stmt = self._insert(table).values(**key, **values)
         stmt = stmt.on_conflict_do_update(index_elements=list(key), set_=values)
-        async with self._writer.begin() as conn:
+        async with self._write() as conn:
             await conn.execute(stmt)
 
 
@@ -772,6 +880,26 @@ _RUN_ANSWER = select(
     answers.c.points,
     answers.c.answered_at,
 )
+
+
+@dataclass(frozen=True)
+class _Scored:
+    server_id: str
+    season: int
+    deck_id: str
+    user_id: str
+    points: int
+    at: datetime
+
+
+def _kept(table: FromClause, query: StandingsQuery) -> list[ColumnElement[bool]]:
+    """The standings rows of one leaderboard: server, season, period, deck (or all)."""
+    return [
+        table.c.server_id == query.server_id,
+        table.c.season == query.season,
+        table.c.period == query.period,
+        table.c.deck_key == (query.deck_id or ALL_DECKS),
+    ]
 
 
 def _ranked(query: StandingsQuery) -> Subquery:

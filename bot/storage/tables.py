@@ -254,3 +254,34 @@ Index(
     postgresql_where=posts.c.schedule_id.is_not(None),
 )
 """A schedule's question history and its open post."""
+
+ALL_DECKS = ""
+"""The `deck_key` of points counted over every deck."""
+
+standings = Table(
+    "standings",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("season", Integer, primary_key=True),
+    Column("period", String, primary_key=True),
+    Column("deck_key", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("points", Integer, nullable=False),
+    Column("reached_at", UtcDateTime, nullable=False),
+)
+"""Points per (server, season, period, deck or all decks, user), kept in step with `answers`
+in the transaction that stores each scoring answer: the leaderboard reads ten rows of an
+index instead of grouping years of answers. A period is a key from
+`bot.core.leaderboard.period_key` ("w2026-01-05", "m2026-01", "all"), fixed in the server's
+time zone when the answer is stored. Only users with points > 0 have rows."""
+Index(
+    "ix_standings_rank",
+    standings.c.server_id,
+    standings.c.season,
+    standings.c.period,
+    standings.c.deck_key,
+    standings.c.points.desc(),
+    standings.c.reached_at,
+    standings.c.user_id,
+)
+"""The top of a period in leaderboard order, and how many users have more points than one."""

@@ -53,7 +53,7 @@ def heads(conn: Connection) -> tuple[str, ...]:
 
 
 async def test_migrations_reach_head_and_second_open_changes_nothing(db: Database) -> None:
-    assert HEAD == "0002"
+    assert HEAD == "0003"
     first = await db.open()
     await first.set_meta("k", "v")
     await first.close()
@@ -117,4 +117,9 @@ async def test_sqlite_connection_settings(tmp_path: Any) -> None:
 def test_migrations_ship_inside_the_package() -> None:
     names = {p.relative_to(MIGRATIONS).as_posix() for p in MIGRATIONS.rglob("*") if p.is_file()}
     shipped = {"alembic.ini", "env.py", "script.py.mako"}
-    assert shipped | {"versions/0001_initial.py", "versions/0002_schedules.py"} <= names
+    versions = {
+        "versions/0001_initial.py",
+        "versions/0002_schedules.py",
+        "versions/0003_standings.py",
+    }
+    assert shipped | versions <= names
