@@ -105,7 +105,7 @@ async def run_app(kind: str, sizes: list[int]) -> dict[int, Burst]:
             else:
                 message = _stub_message(fake)
             person = 10_000
-            for _ in range(3):  # warm-up
+            for _ in range(2):  # warm-up
                 await burst(bot, fake, message, 20, person)
                 person += 20
             for size in sizes:
@@ -115,7 +115,7 @@ async def run_app(kind: str, sizes: list[int]) -> dict[int, Burst]:
         if post_id is not None:
             store = await open_store(f"sqlite:///{folder / 'quiz.db'}")
             try:
-                stored = await store.answer_count(post_id) - 3 * 20
+                stored = await store.answer_count(post_id) - 2 * 20
             finally:
                 await store.close()
             for b in out.values():

@@ -222,8 +222,8 @@ async def one_round(
 
 async def measure(kind: str, quick: bool) -> list[Figure]:
     total = 1200 if quick else 4000
-    rounds = 2 if quick else 3
-    seconds = 1.5 if quick else 4.0
+    rounds = 1 if quick else 3
+    seconds = 1.0 if quick else 4.0
     decks = library()
     figures: list[Figure] = []
     async with place(kind, "answers") as where:
