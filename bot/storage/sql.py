@@ -227,12 +227,20 @@ class SqlStore:
         self._writer = engine.execution_options(**{_WRITE: True})
         self._readers = engine.execution_options(**{_READ: True})
         self._write_lock = asyncio.Lock() if name == "sqlite" else None
-        self._greatest: Callable[..., ColumnElement[Any]] = (
-            func.max if name == "sqlite" else func.greatest
-        )
         self._insert: Callable[[Table], Insert] = (
             sqlite.insert if name == "sqlite" else postgresql.insert
         )
+        greatest = func.max if name == "sqlite" else func.greatest
+        upsert = self._insert(standings)
+        self._add_points_stmt = upsert.on_conflict_do_update(
+            index_elements=list(standings.primary_key.columns),
+            set_={
+                "points": standings.c.points + upsert.excluded.points,
+                "reached_at": greatest(standings.c.reached_at, upsert.excluded.reached_at),
+            },
+        )
+        """One statement, built once and run for the six rows (a multi-row VALUES would be
+        compiled afresh for every answer)."""
 
     async def close(self) -> None:
         await self._engine.dispose()
@@ -586,14 +594,7 @@ class SqlStore:
             for period in answer_keys(scored.at, zone)
             for deck in (scored.deck_id, ALL_DECKS)
         ]
-        stmt = self._insert(standings).values(rows)
-        later = self._greatest(standings.c.reached_at, stmt.excluded.reached_at)
-        await conn.execute(
-            stmt.on_conflict_do_update(
-                index_elements=list(standings.primary_key.columns),
-                set_={"points": standings.c.points + stmt.excluded.points, "reached_at": later},
-            )
-        )
+        await conn.execute(self._add_points_stmt, rows)
 
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         if query.period is not None:
