@@ -31,7 +31,9 @@ SWITCH = re.compile(rf"quiz:l:(?P<post>{_ID}):(?P<locale>[A-Za-z0-9-]{{2,16}})")
 RUN = re.compile(
     rf"quiz:r:(?P<run>{_ID}):(?P<question>[a-z0-9][a-z0-9-]{{0,63}}):(?P<choice>[0-4])"
 )
-RESET = re.compile(r"quiz:reset:(?P<answer>yes|no)")
+RESET = re.compile(r"quiz:reset:(?P<answer>yes|no)(?::(?P<season>[0-9]{1,9}))?")
+"""The season the confirm was shown for rides along; a button from before it did reads as
+season 0, which never runs, so it is refused as stale."""
 TEMPLATES = (ANSWER, SWITCH, RUN, RESET)
 
 
@@ -161,18 +163,21 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
 
 
 class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
-    """The confirm (or cancel) of /quizadmin reset; the core checks Manage Server again."""
+    """The confirm (or cancel) of /quizadmin reset for season `season`; the core checks
+    Manage Server again, and that `season` is still the running one (so pressing the confirm
+    twice, or a leftover confirm, starts no second season)."""
 
-    def __init__(self, answer: str, label: str = "") -> None:
+    def __init__(self, answer: str, season: int, label: str = "") -> None:
         style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
-        super().__init__(_button(f"quiz:reset:{answer}", label or answer, style))
+        super().__init__(_button(f"quiz:reset:{answer}:{season}", label or answer, style))
         self.answer = answer
+        self.season = season
 
     @classmethod
     async def from_custom_id(
         cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
     ) -> Self:
-        return cls(match["answer"])
+        return cls(match["answer"], int(match["season"] or 0))
 
     async def callback(self, interaction: discord.Interaction) -> None:
         await guard(interaction, self._confirm(interaction))
@@ -182,7 +187,7 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         who = actor(interaction)
         locale = await in_time(interaction, quiz.ui_locale(who), update=True)
         if self.answer == "yes":
-            season = await in_time(interaction, quiz.reset(who), update=True)
+            season = await in_time(interaction, quiz.reset(who, self.season), update=True)
             await update(interaction, content=text(locale, "reset.done", season=season))
         else:
             await update(interaction, content=text(locale, "reset.cancelled"))
@@ -255,7 +260,9 @@ def run_answered_view(run_id: int, feedback: RunFeedback) -> discord.ui.View:
     )
 
 
-def reset_view(locale: str) -> discord.ui.View:
+def reset_view(locale: str, season: int) -> discord.ui.View:
+    """Confirm and cancel for starting the season after `season`, the one running now."""
     return _view(
-        ResetButton("yes", text(locale, "reset.yes")), ResetButton("no", text(locale, "reset.no"))
+        ResetButton("yes", season, text(locale, "reset.yes")),
+        ResetButton("no", season, text(locale, "reset.no")),
     )

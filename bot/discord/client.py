@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 import yarl
 
@@ -50,6 +51,29 @@ def login_token(app: App) -> str:
             "DISCORD_TOKEN is not set: the Discord bot's token comes from the environment"
         )
     return token
+
+
+async def login(client: discord.Client, token: str) -> None:
+    """Logs in over REST (`GET /users/@me`, then the application). What a person must fix
+    (a refused token, no way to reach Discord) is a SetupError of one line, no traceback."""
+    try:
+        await client.login(token)
+    except discord.LoginFailure as e:
+        raise SetupError(
+            "Discord refused DISCORD_TOKEN (401 Unauthorized); copy the bot's token again "
+            "(Developer Portal -> your application -> Bot -> Reset Token)"
+        ) from e
+    except (aiohttp.ClientError, OSError, TimeoutError) as e:
+        raise SetupError(
+            f"cannot reach Discord at {discord.http.Route.BASE} "
+            f"({type(e).__name__}: {e}); check the network, a proxy or firewall, "
+            "or [discord] api_url"
+        ) from e
+    except discord.HTTPException as e:
+        raise SetupError(
+            f"Discord answered HTTP {e.status} to the login ({e.text or 'no detail'}); "
+            "try again in a few minutes"
+        ) from e
 
 
 class QuizClient(discord.AutoShardedClient):

@@ -7,23 +7,33 @@ Manage Server itself (`_admin`), and the core checks again where it decides.
 
 from __future__ import annotations
 
+import logging
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
 
 from bot.core.actor import Actor
-from bot.core.deck import pick
 from bot.core.errors import QuizError
 from bot.core.leaderboard import Period
 from bot.core.run import RunSummary
 from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.identity import NotInGuild, actor, mention
+from bot.discord.options import (
+    admin,
+    deck_choices,
+    deck_option,
+    here,
+    question_choices,
+)
+from bot.discord.permissions import EDITS, warn_permissions
 from bot.discord.replies import client_of, in_time, report, send
+from bot.discord.schedules import ScheduleCommands
 from bot.discord.translator import catalog_string as _
 from bot.locales import LOCALES, language_name, text
 from bot.messages import (
     decks_message,
-    help_text,
     leaderboard_message,
     post_message,
     reveal_message,
@@ -32,85 +42,49 @@ from bot.messages import (
     summary_message,
 )
 
-CHOICE_NAME = 100
-MAX_CHOICES = 25
+if TYPE_CHECKING:
+    from bot.discord.client import QuizClient
+
+log = logging.getLogger("quizbot.discord")
 
 LANGUAGES = [app_commands.Choice(name=language_name(loc), value=loc) for loc in LOCALES]
 PERIODS = [app_commands.Choice(name=_(f"discord.choice.{p.value}"), value=p.value) for p in Period]
-DAYS = [app_commands.Choice(name=_(f"discord.choice.{d}"), value=d) for d in ("daily", "weekdays")]
-
-
-def _channel_id(interaction: discord.Interaction) -> int:
-    if interaction.channel_id is None:
-        raise NotInGuild
-    return interaction.channel_id
-
-
-def _admin(interaction: discord.Interaction) -> Actor:
-    who = actor(interaction)
-    if not who.is_admin:
-        raise QuizError("admin_only")
-    return who
-
-
-def _matches(needle: str, *haystack: str) -> bool:
-    return not needle or any(needle in h.casefold() for h in haystack)
-
-
-async def deck_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    needle = current.casefold().strip()
-    return [
-        app_commands.Choice(
-            name=render.clip(f"{d.id} · {pick(d.title, d.default_locale)}", CHOICE_NAME), value=d.id
-        )
-        for d in client_of(interaction).app.quiz.decks
-        if _matches(needle, d.id, *d.title.values())
-    ][:MAX_CHOICES]
-
-
-async def question_choices(
-    interaction: discord.Interaction, current: str
-) -> list[app_commands.Choice[str]]:
-    """The questions of the deck already chosen in this command (or the first deck)."""
-    try:
-        deck = client_of(interaction).app.quiz.deck(getattr(interaction.namespace, "deck", None))
-    except QuizError:
-        return []
-    needle = current.casefold().strip()
-    return [
-        app_commands.Choice(
-            name=render.clip(f"{q.position}. {pick(q.text, deck.default_locale)}", CHOICE_NAME),
-            value=q.id,
-        )
-        for q in deck
-        if _matches(needle, q.id, str(q.position), *q.text.values())
-    ][:MAX_CHOICES]
 
 
 async def _post(interaction: discord.Interaction, deck: str | None, question: str | None) -> None:
     bot = client_of(interaction)
-    channel_id = _channel_id(interaction)
-    work = bot.app.quiz.post(actor(interaction), str(channel_id), deck, question)
+    channel_id = here(interaction)
+    work = bot.app.quiz.post(actor(interaction), str(channel_id), deck_option(deck), question)
     view = await in_time(interaction, work, ephemeral=False)
-    message_id = await send(
-        interaction,
-        embeds=[render.question(post_message(view))],
-        view=buttons.post_view(view),
-        ephemeral=False,
-    )
+    try:
+        message_id = await send(
+            interaction,
+            embeds=[render.question(post_message(view))],
+            view=buttons.post_view(view),
+            ephemeral=False,
+        )
+    except Exception:
+        await _withdraw(bot, view.post.id)  # no message: it must not stay the channel's open one
+        raise
     if message_id is not None:
         await bot.posts.posted(view.post.id, channel_id, message_id)
+    await warn_permissions(interaction, EDITS, "discord.cannot_edit")
+
+
+async def _withdraw(bot: QuizClient, post_id: int) -> None:
+    try:
+        await bot.app.quiz.close_by_system(post_id)
+    except Exception:
+        log.exception("could not close post %s, whose message was never sent", post_id)
 
 
 async def _close(interaction: discord.Interaction, who: Actor) -> None:
     bot = client_of(interaction)
-    reveal = await in_time(interaction, bot.app.quiz.close(who, str(_channel_id(interaction))))
+    reveal = await in_time(interaction, bot.app.quiz.close(who, str(here(interaction))))
     locale = await in_time(interaction, bot.app.quiz.ui_locale(who))
     if await in_time(interaction, bot.posts.reveal(reveal)):  # an edit may wait on rate limits
         await send(interaction, content=text(locale, "close.done"))
-    else:  # its message was never stored, or is gone: the reveal is the reply
+    else:  # its message was never stored, is gone, or is out of reach: the reveal is the reply
         await send(
             interaction,
             embeds=[render.reveal(reveal_message(reveal))],
@@ -121,7 +95,7 @@ async def _close(interaction: discord.Interaction, who: Actor) -> None:
 
 async def _language(interaction: discord.Interaction, locale: str, *, server: bool) -> None:
     quiz = client_of(interaction).app.quiz
-    who = _admin(interaction) if server else actor(interaction)
+    who = admin(interaction) if server else actor(interaction)
     chosen = await in_time(interaction, quiz.set_language(who, locale, server=server))
     key = "language.set_server" if server else "language.set_user"
     await send(interaction, content=text(chosen, key, language=language_name(chosen)))
@@ -142,7 +116,7 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     @app_commands.autocomplete(deck=deck_choices)
     async def start(self, interaction: discord.Interaction, deck: str | None = None) -> None:
         quiz = client_of(interaction).app.quiz
-        step = await in_time(interaction, quiz.start_run(actor(interaction), deck))
+        step = await in_time(interaction, quiz.start_run(actor(interaction), deck_option(deck)))
         if isinstance(step, RunSummary):
             await send(interaction, embeds=[render.summary(summary_message(step))])
         else:
@@ -163,7 +137,8 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
         chosen = Period.parse(period)
         if chosen is None:
             raise QuizError("unknown_period", period=period)
-        board = await in_time(interaction, quiz.leaderboard(actor(interaction), chosen, deck))
+        work = quiz.leaderboard(actor(interaction), chosen, deck_option(deck))
+        board = await in_time(interaction, work)
         msg = leaderboard_message(board, mention, {d.id: d for d in quiz.decks})
         await send(interaction, embeds=[render.board(msg)])
 
@@ -201,49 +176,8 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     async def help(self, interaction: discord.Interaction) -> None:
         quiz = client_of(interaction).app.quiz
         locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
-        card = render.help_card(help_text(locale), text(locale, "discord.help_admin"))
+        card = render.help_card(text(locale, "help.title"), text(locale, "discord.help_body"))
         await send(interaction, embeds=[card])
-
-
-class ScheduleCommands(app_commands.Group, name="schedule", description=_("discord.cmd.schedule")):
-    """Until the daily-question issue lands: every subcommand, admin-checked, says so."""
-
-    @app_commands.command(name="set", description=_("discord.cmd.schedule_set"))
-    @app_commands.describe(
-        time=_("discord.opt.time"),
-        timezone=_("discord.opt.timezone"),
-        channel=_("discord.opt.channel"),
-        deck=_("discord.opt.deck"),
-        days=_("discord.opt.days"),
-    )
-    @app_commands.choices(days=DAYS)
-    @app_commands.autocomplete(deck=deck_choices)
-    async def set(
-        self,
-        interaction: discord.Interaction,
-        time: str,
-        timezone: str,
-        channel: discord.TextChannel | None = None,
-        deck: str | None = None,
-        days: str | None = None,
-    ) -> None:
-        _admin(interaction)
-        raise QuizError("schedule_soon")
-
-    @app_commands.command(name="show", description=_("discord.cmd.schedule_show"))
-    async def show(self, interaction: discord.Interaction) -> None:
-        _admin(interaction)
-        raise QuizError("schedule_soon")
-
-    @app_commands.command(name="off", description=_("discord.cmd.schedule_off"))
-    async def off(self, interaction: discord.Interaction) -> None:
-        _admin(interaction)
-        raise QuizError("schedule_soon")
-
-    @app_commands.command(name="now", description=_("discord.cmd.schedule_now"))
-    async def now(self, interaction: discord.Interaction) -> None:
-        _admin(interaction)
-        raise QuizError("schedule_soon")
 
 
 @app_commands.guild_only()
@@ -263,14 +197,18 @@ class AdminCommands(
 
     @app_commands.command(name="close", description=_("discord.cmd.admin_close"))
     async def close(self, interaction: discord.Interaction) -> None:
-        await _close(interaction, _admin(interaction))
+        await _close(interaction, admin(interaction))
 
     @app_commands.command(name="reset", description=_("discord.cmd.reset"))
     async def reset(self, interaction: discord.Interaction) -> None:
         quiz = client_of(interaction).app.quiz
-        locale = await in_time(interaction, quiz.ui_locale(_admin(interaction)))
+        who = admin(interaction)
+        locale = await in_time(interaction, quiz.ui_locale(who))
+        server = await in_time(interaction, quiz.server(who))
         await send(
-            interaction, content=text(locale, "reset.confirm"), view=buttons.reset_view(locale)
+            interaction,
+            content=text(locale, "reset.confirm"),
+            view=buttons.reset_view(locale, server.season),
         )
 
 

@@ -100,12 +100,11 @@ def board(
     )
     if title_in_body:
         return _embed(None, _paragraphs(f"**{msg.title}**", lines, msg.you), QUESTION)
-    return _embed(msg.title, _paragraphs(lines, msg.you), QUESTION)
+    return _embed(esc(msg.title), _paragraphs(lines, msg.you), QUESTION)  # may name a deck
 
 
-def help_card(help_text: str, admin_note: str) -> discord.Embed:
-    title, _, body = help_text.partition("\n")
-    return _embed(title, _paragraphs(escape_markdown(body), admin_note), QUESTION)
+def help_card(title: str, body: str) -> discord.Embed:
+    return _embed(title, escape_markdown(body.strip()), QUESTION)
 
 
 def total_length(embeds: Iterable[discord.Embed]) -> int:

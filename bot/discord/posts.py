@@ -53,7 +53,8 @@ class PostMessages:
         self._refresher.touch(post_id)
 
     async def reveal(self, reveal: Reveal) -> bool:
-        """Redraws a closed post as its reveal; False if its message is unknown or gone."""
+        """Redraws a closed post as its reveal; False if its message is unknown, gone, or
+        not the bot's to edit any more (no access to its channel)."""
         post = reveal.view.post
         self._refresher.cancel(post.id)
         ref = parse_ref(post.message_ref)
@@ -85,6 +86,24 @@ class PostMessages:
             await message.edit(embeds=render.fit(embeds), view=view, allowed_mentions=NO_PINGS)
         except discord.NotFound:
             log.info("message %s in channel %s is gone; not redrawn", message_id, channel_id)
+            return False
+        except discord.Forbidden as e:  # a private channel the bot was never added to, say
+            log.warning(
+                "no access to channel %s (%s %s); message %s not redrawn",
+                channel_id,
+                e.status,
+                e.text,
+                message_id,
+            )
+            return False
+        except discord.HTTPException as e:
+            log.warning(
+                "Discord refused the edit of message %s in channel %s (%s %s); not redrawn",
+                message_id,
+                channel_id,
+                e.status,
+                e.text,
+            )
             return False
         return True
 

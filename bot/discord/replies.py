@@ -37,7 +37,9 @@ SPARE = 1.0
 BUDGET = 1.0
 """The longest a core call may run before the interaction is acknowledged first."""
 
-_PUBLIC_THINKING = "quizbot.public_thinking"
+_THINKING = "quizbot.thinking"
+"""Set while a "thinking…" deferral is unresolved: whether it is ephemeral. The first
+follow-up replaces that message and keeps its visibility, whatever the follow-up asks."""
 
 
 def client_of(interaction: discord.Interaction) -> QuizClient:
@@ -81,7 +83,7 @@ async def acknowledge(interaction: discord.Interaction, *, ephemeral: bool, upda
             await interaction.response.defer()
         else:
             await interaction.response.defer(ephemeral=ephemeral, thinking=True)
-            interaction.extras[_PUBLIC_THINKING] = not ephemeral
+            interaction.extras[_THINKING] = ephemeral
     except discord.HTTPException:
         log.warning("could not acknowledge interaction %s", interaction.id, exc_info=True)
 
@@ -99,6 +101,11 @@ async def send(
     body: Any = MISSING if content is None else render.clip(content, render.CONTENT)
     items: Any = MISSING if view is None else view
     if interaction.response.is_done():
+        thinking_ephemeral = interaction.extras.pop(_THINKING, None)
+        if thinking_ephemeral is not None and thinking_ephemeral != ephemeral:
+            # Not a private reply in a public "thinking…" (or the reverse): drop it first,
+            # so this follow-up is a message of its own, as visible as asked.
+            await interaction.delete_original_response()
         message = await interaction.followup.send(
             content=body, embeds=shown, view=items, ephemeral=ephemeral, wait=True
         )
@@ -133,19 +140,25 @@ async def locale_of(interaction: discord.Interaction) -> str:
         return FALLBACK
 
 
+def refusal_text(error: QuizError, locale: str) -> str:
+    """The core's words for a refusal; "admin" gets what it means on Discord."""
+    said = error_text(error, locale)
+    if error.key == "admin_only":
+        said = f"{said} {text(locale, 'discord.admin_hint')}"
+    return said
+
+
 async def report(interaction: discord.Interaction, error: BaseException) -> None:
     """Tells the caller, privately, why nothing happened. Never raises."""
     try:
         if isinstance(error, NotInGuild):
             message = text(FALLBACK, "discord.guild_only")
         elif isinstance(error, QuizError):
-            message = error_text(error, await locale_of(interaction))
+            message = refusal_text(error, await locale_of(interaction))
         else:
             log.error("interaction %s failed", interaction.id, exc_info=error)
             message = text(await locale_of(interaction), "error.generic")
-        if interaction.extras.pop(_PUBLIC_THINKING, False):
-            await interaction.delete_original_response()  # not a public "thinking…" forever
-        await send(interaction, content=message, ephemeral=True)
+        await send(interaction, content=message, ephemeral=True)  # never public "thinking…"
     except Exception:
         log.exception("could not tell the caller of interaction %s what went wrong", interaction.id)
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import discord
-
 from bot.config import Config, SetupError
-from bot.discord.client import QuizClient, login_token, use_endpoints
+from bot.discord.client import QuizClient, login, login_token, use_endpoints
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -28,8 +26,7 @@ async def run_discord(app: App) -> None:
     use_endpoints(app.config.file.discord)
     client = QuizClient(app)
     try:
-        await client.start(token)
-    except discord.LoginFailure as e:
-        raise SetupError(f"Discord refused DISCORD_TOKEN ({e}); copy the bot's token again") from e
+        await login(client, token)
+        await client.connect()
     finally:
         await client.close()

@@ -75,12 +75,12 @@ async def sync_commands(app: App, guild_id: int | None) -> str:
     A guild sync shows up at once (for trying changes); the commands are then there twice
     in that guild until the guild's copy is cleared with a guild sync of an empty tree.
     """
-    from bot.discord.client import QuizClient, login_token, use_endpoints
+    from bot.discord.client import QuizClient, login, login_token, use_endpoints
 
     use_endpoints(app.config.file.discord)
     client = QuizClient(app, auto_sync=False)
     async with client:
-        await client.login(login_token(app))
+        await login(client, login_token(app))
         assert client.application_id is not None  # login fetched the application
         if guild_id is None:
             synced = await client.tree.sync()

@@ -192,7 +192,10 @@ def visible(record: Interaction) -> Reply | None:
     if kind == 7:
         return Reply("update", data, True, record.original_id)
     if kind == 5 and record.followups:
-        return Reply("new", record.followups[0], ephemeral, record.followup_ids[0])
+        data = record.followups[0]
+        if record.deleted_original:  # the "thinking…" went; the follow-up stands alone
+            ephemeral = bool(data.get("flags", 0) & EPHEMERAL)
+        return Reply("new", data, ephemeral, record.followup_ids[0])
     if kind == 6 and record.original_edits:
         return Reply("update", record.original_edits[0], True, record.original_id)
     return None
@@ -216,7 +219,14 @@ class DiscordBot:
         self.client = client
         self.task = task
 
-    def _base(self, kind: int, by: Person, guild: int, channel: int = CHANNEL) -> dict[str, Any]:
+    def _base(
+        self,
+        kind: int,
+        by: Person,
+        guild: int,
+        channel: int = CHANNEL,
+        app_permissions: discord.Permissions = PERMISSIONS,
+    ) -> dict[str, Any]:
         return {
             "id": self.fake.snowflake(),
             "application_id": str(APP_ID),
@@ -241,7 +251,7 @@ class DiscordBot:
                 "flags": 0,
             },
             "member": by.member(),
-            "app_permissions": str(PERMISSIONS.value),
+            "app_permissions": str(app_permissions.value),
             "locale": "en-US",
             "guild_locale": "en-US",
             "entitlements": [],
@@ -259,9 +269,13 @@ class DiscordBot:
         guild: int = GUILD_1,
         subgroup: str | None = None,
         focused: str | None = None,
+        in_channel: int = CHANNEL,
+        app_permissions: discord.Permissions = PERMISSIONS,
         **options: Any,
     ) -> dict[str, Any]:
-        payload = self._base(4 if focused else 2, by, guild)
+        """`options` are the command's own; the command is typed in `in_channel`, where the
+        bot has `app_permissions`."""
+        payload = self._base(4 if focused else 2, by, guild, in_channel, app_permissions)
         values: list[dict[str, Any]] = []
         resolved: dict[str, Any] = {}
         for name, value in options.items():
@@ -294,6 +308,18 @@ class DiscordBot:
         payload = self._base(3, by, guild)
         payload["data"] = {"custom_id": custom_id, "component_type": 2}
         payload["message"] = message
+        return payload
+
+    @staticmethod
+    def as_dm(payload: dict[str, Any], by: Person = ALICE) -> dict[str, Any]:
+        """The interaction as if from a direct message: no guild, a `user`, not a `member`."""
+        payload = dict(payload)
+        for key in ("guild_id", "guild", "member", "guild_locale"):
+            payload.pop(key)
+        payload["user"] = user(by.id, by.name)
+        payload["channel"] = {"id": payload["channel_id"], "type": 1, "recipients": []}
+        payload["context"] = 1
+        payload["authorizing_integration_owners"] = {"1": str(by.id)}
         return payload
 
     async def click(
@@ -340,6 +366,13 @@ class DiscordBot:
         await self.client.close()
         await asyncio.wait_for(self.task, 10)
         await self.app.close()
+
+
+def with_button(message: dict[str, Any], custom_id: str, label: str = "A") -> dict[str, Any]:
+    """`message` as if it carried one button with `custom_id` (an old or a forged one):
+    discord.py dispatches a click only to a component the message has."""
+    button = {"type": 2, "style": 2, "label": label, "custom_id": custom_id}
+    return {**message, "components": [{"type": 1, "components": [button]}]}
 
 
 async def eventually(check: Callable[[], Awaitable[bool]], within: float = 10.0) -> None:

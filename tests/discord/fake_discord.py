@@ -3,8 +3,9 @@
 REST: login (`GET /users/@me`, `GET /oauth2/applications/@me`), `GET /gateway/bot`, command
 sync (recorded), interaction callbacks (`?with_response=1`, answered like Discord: 200 with
 `interaction` and, for messages, `resource.message`), follow-ups, `@original` edits, and
-channel message edits. The gateway says HELLO, answers heartbeats, takes IDENTIFY (shard and
-intents recorded) and sends READY and, with the guilds intent, GUILD_CREATE per guild.
+channel message edits (a channel can be made forbidden: 403). The gateway says HELLO,
+answers heartbeats, takes IDENTIFY (shard and intents recorded) and sends READY and, with
+the guilds intent, GUILD_CREATE per guild.
 
 Messages the bot creates are kept (channel ones and ephemeral ones alike) so a test can
 click their buttons with the payload Discord would send: the message as stored.
@@ -97,6 +98,11 @@ class FakeDiscord:
         self.identifies: list[dict[str, Any]] = []
         self.sessions: dict[int, web.WebSocketResponse] = {}
         self.shard_count = 1
+        self.forbidden_channels: set[str] = set()
+        """Channels the bot cannot see: REST calls on them get Discord's 403 Missing Access."""
+        self.refuse_callbacks = 0
+        """How many of the next message responses (types 4 and 5) get a 400, as Discord
+        answers a body it will not take."""
         self._ids = itertools.count(1)
         self._seq = itertools.count(2)
         self._changed = asyncio.Condition()
@@ -324,6 +330,9 @@ class FakeDiscord:
         assert request.query.get("with_response") == "1"
         body = await request.json()
         assert not record.callbacks, "an interaction takes one response"
+        if self.refuse_callbacks and body["type"] in (4, 5):
+            self.refuse_callbacks -= 1
+            return as_json({"message": "Invalid Form Body", "code": 50035}, status=400)
         record.callbacks.append((time.monotonic(), body))
         kind, data = body["type"], body.get("data") or {}
         channel_id = record.payload["channel_id"]
@@ -385,6 +394,8 @@ class FakeDiscord:
 
     async def _edit_channel(self, request: web.Request) -> web.Response:
         message_id = request.match_info["message"]
+        if request.match_info["channel"] in self.forbidden_channels:
+            return missing_access()
         if message_id not in self.messages:
             return as_json({"message": "Unknown Message", "code": 10008}, status=404)
         data = await request.json()
@@ -404,6 +415,10 @@ class FakeDiscord:
             bodies.extend(record.original_edits)
         bodies.extend(data for _, data in self.channel_edits)
         return bodies
+
+
+def missing_access() -> web.Response:
+    return as_json({"message": "Missing Access", "code": 50001}, status=403)
 
 
 def guild(guild_id: int) -> dict[str, Any]:

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import copy
+import socket
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import discord
 import pytest
 from discord import app_commands
 from discord_harness import (
@@ -20,15 +23,17 @@ from discord_harness import (
     BotFactory,
     DiscordBot,
     make_app,
+    with_button,
 )
 from fake_discord import APP_ID, FakeDiscord
 
 from bot.config import SetupError
 from bot.discord.client import QuizClient
+from bot.discord.permissions import POSTS
 from bot.discord.runner import run_discord
-from bot.discord.sync import application_id_from_token, invite_url, sync_commands
+from bot.discord.sync import PERMISSIONS, application_id_from_token, invite_url, sync_commands
 
-ADMIN_ONLY = "Only an admin can do that."
+ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."
 
 
 def _extra_command(client: QuizClient) -> None:
@@ -107,6 +112,7 @@ async def test_sync_and_invite_from_the_command_line(fake: FakeDiscord, tmp_path
     assert query["client_id"] == [str(APP_ID)]
     assert query["scope"] == ["bot applications.commands"]
     assert query["permissions"] == ["19456"]  # View Channel, Send Messages, Embed Links
+    assert discord.Permissions(**{attr: True for attr, _ in POSTS}) == PERMISSIONS
 
     head = base64.urlsafe_b64encode(str(APP_ID).encode()).decode().rstrip("=")
     assert application_id_from_token(f"{head}.GhIjKl.secret") == str(APP_ID)
@@ -138,9 +144,9 @@ async def test_reset_asks_first_and_checks_again_on_the_click(bot: DiscordBot) -
     confirm = await bot.run("quizadmin", "reset", by=ADMIN)
     assert confirm.ephemeral
     assert confirm.data["content"].startswith("Start a new leaderboard season?")
-    assert [(b["label"], b["style"]) for b in confirm.buttons] == [
-        ("Start a new season", 4),
-        ("Cancel", 2),
+    assert [(b["label"], b["style"], b["custom_id"]) for b in confirm.buttons] == [
+        ("Start a new season", 4, "quiz:reset:yes:1"),  # confirms season 1, the one shown
+        ("Cancel", 2, "quiz:reset:no:1"),
     ]
     forged = await bot.reply(
         await bot.click(confirm.message_id or "", "Start a new season", by=BOB)
@@ -159,6 +165,35 @@ async def test_reset_asks_first_and_checks_again_on_the_click(bot: DiscordBot) -
     again = await bot.run("quizadmin", "reset", by=ADMIN)
     cancelled = await bot.reply(await bot.click(again.message_id or "", "Cancel", by=ADMIN))
     assert cancelled.data["content"] == "Nothing changed."
+    assert (await bot.app.store.server("discord:111111111111111111")).season == 2
+
+
+async def test_pressing_the_same_confirm_twice_starts_one_season(bot: DiscordBot) -> None:
+    """Two presses of one confirm (a double click, a second admin, a retried request): the
+    button names the season it confirms, so the second finds it over and changes nothing."""
+    confirm = await bot.run("quizadmin", "reset", by=ADMIN)
+    shown = copy.deepcopy(bot.fake.messages[confirm.message_id or ""])  # as both clicks saw it
+    custom_id = confirm.buttons[0]["custom_id"]
+
+    first = await bot.reply(
+        await bot.fake.dispatch_interaction(bot.click_payload(shown, custom_id, by=ADMIN))
+    )
+    assert first.data["content"] == "Season 2 has started. Good luck, everyone!"
+    second = await bot.reply(
+        await bot.fake.dispatch_interaction(bot.click_payload(shown, custom_id, by=ADMIN))
+    )
+    assert second.ephemeral
+    assert second.data["content"] == (
+        "That confirm button is out of date: season 2 is already running. Nothing changed."
+    )
+    assert (await bot.app.store.server("discord:111111111111111111")).season == 2
+
+    # A confirm from before the season rode along (quiz:reset:yes) is stale too.
+    older = with_button(shown, "quiz:reset:yes", "Start a new season")
+    old = await bot.reply(
+        await bot.fake.dispatch_interaction(bot.click_payload(older, "quiz:reset:yes", by=ADMIN))
+    )
+    assert old.data["content"].startswith("That confirm button is out of date: season 2")
     assert (await bot.app.store.server("discord:111111111111111111")).season == 2
 
 
@@ -249,7 +284,27 @@ async def test_decks_help_autocomplete_and_unknown_commands(bot: DiscordBot) -> 
 
     helped = await bot.run("quiz", "help", by=ALICE)
     assert helped.embed["title"] == "quizbot: a question at a time"
-    assert "/quizadmin" in helped.embed["description"]
+    body = helped.embed["description"]
+    assert body.startswith("/quiz post deck: question: · post a question in this channel")
+    for line in (
+        "/quiz leaderboard period: deck: · ",
+        "/quiz stats user: · ",
+        "/quiz language locale: · ",
+        "/quizadmin reset · ",
+        "/quizadmin schedule set time: timezone: channel: deck: days: · ",
+        "/quizadmin schedule show · off · now · ",
+    ):
+        assert line in body, line
+    assert "[server]" not in body and "HH:MM" not in body and "/quiz reset" not in body
+    assert "Manage Server" in body
+    bengali = await bot.run("quiz", "language", by=BOB, locale="bn")
+    assert bengali.data["content"] == "এখন থেকে আপনার ভাষা বাংলা।"
+    helped = await bot.run("quiz", "help", by=BOB)
+    assert helped.embed["title"] == "quizbot: প্রতিবার একটা করে প্রশ্ন"
+    assert (
+        "/quizadmin schedule set time: timezone: channel: deck: days: · "
+        in (helped.embed["description"])
+    )
 
     record = await bot.fake.dispatch_interaction(
         bot.command_payload("quiz", "post", by=ALICE, focused="deck", deck="bas")
@@ -274,6 +329,33 @@ async def test_decks_help_autocomplete_and_unknown_commands(bot: DiscordBot) -> 
     no_deck = await bot.run("quiz", "post", by=ALICE, deck="nope")
     assert no_deck.ephemeral
     assert no_deck.data["content"].startswith("There is no deck “nope”. Decks: basics, ")
+
+    typed = await bot.run("quiz", "post", by=ALICE, deck=" Basics ", question="bubble")
+    assert typed.embed["title"] == "Parallelism \\_basics\\_ · Question 2 of 3"
+    run = await bot.run("quiz", "start", by=ALICE, deck="BASICS")
+    assert run.embed["title"] == "Parallelism \\_basics\\_ · 1 of 3"
+    board = await bot.run("quiz", "leaderboard", by=ALICE, deck="BASICS")
+    # The deck's title is deck text: shown literally in the embed's title too.
+    assert board.embed["title"] == "Leaderboard · this week · Deck: Parallelism \\_basics\\_"
+
+
+async def test_clicks_from_a_direct_message_are_told_the_quiz_is_for_servers(
+    bot: DiscordBot,
+) -> None:
+    """A payload with no guild (a DM, or a malformed one) reaches no core call."""
+    _, posted = await bot.post(deck="basics", question="bubble")
+    message = bot.fake.messages[posted.message_id or ""]
+    guild_only = "The quiz works in a server's channels, not in direct messages."
+    for custom_id in (posted.buttons[0]["custom_id"], "quiz:reset:yes:1", "quiz:l:1:bn"):
+        payload = bot.click_payload(with_button(message, custom_id), custom_id, by=BOB)
+        reply = await bot.reply(await bot.fake.dispatch_interaction(bot.as_dm(payload, BOB)))
+        assert reply.ephemeral and reply.data["content"] == guild_only, custom_id
+    # Discord offers /quiz in servers only (contexts: [guild]); a DM payload gets the same.
+    command = bot.as_dm(bot.command_payload("quiz", "post", by=BOB), BOB)
+    reply = await bot.reply(await bot.fake.dispatch_interaction(command))
+    assert reply.ephemeral and reply.data["content"] == guild_only
+    assert await bot.app.store.answer_count(1) == 0
+    assert (await bot.app.store.server("discord:111111111111111111")).season == 1
 
 
 async def test_one_shard_of_two(make_bot: BotFactory, fake: FakeDiscord) -> None:
@@ -314,8 +396,32 @@ async def test_run_discord_needs_a_token(tmp_path: Path) -> None:
 async def test_a_refused_token_is_a_plain_error(fake: FakeDiscord, tmp_path: Path) -> None:
     app = await make_app(tmp_path, token="not-the-token")
     try:
-        with pytest.raises(SetupError, match="Discord refused DISCORD_TOKEN"):
+        with pytest.raises(SetupError, match="Discord refused DISCORD_TOKEN") as run:
             await run_discord(app)
+        with pytest.raises(SetupError, match="Discord refused DISCORD_TOKEN") as sync:
+            await sync_commands(app, None)  # `quizbot discord sync`: no LoginFailure traceback
     finally:
         await app.close()
-    assert not fake.identifies
+    for said in (run, sync):
+        assert "\n" not in str(said.value) and "not-the-token" not in str(said.value)
+    assert not fake.identifies and not fake.command_puts
+
+
+async def test_no_way_to_reach_discord_is_a_plain_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+    app = await make_app(tmp_path)
+    try:
+        with pytest.raises(SetupError, match=r"^cannot reach Discord at ") as run:
+            await run_discord(app)
+        with pytest.raises(SetupError, match=r"^cannot reach Discord at ") as sync:
+            await sync_commands(app, GUILD_1)
+    finally:
+        await app.close()
+    for said in (run, sync):
+        assert "\n" not in str(said.value) and "ClientConnectorError" in str(said.value)
+        assert str(said.value).startswith(f"cannot reach Discord at http://127.0.0.1:{port}/")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import discord
 import pytest
 from discord_harness import (
     ADMIN,
@@ -15,6 +16,7 @@ from discord_harness import (
     BotFactory,
     DiscordBot,
     eventually,
+    extra_followups,
     visible,
 )
 from fake_discord import EPHEMERAL
@@ -71,7 +73,7 @@ async def test_right_and_wrong_clicks_get_private_replies(bot: DiscordBot) -> No
     # The other language: the same reply, redrawn in place, with a button back.
     switched = await bot.reply(await bot.click(bob.message_id or "", "বাংলায় দেখুন", by=BOB))
     assert switched.kind == "update"
-    assert switched.embed["title"] == "❌ হয়নি।"  # reads as the original reply did
+    assert switched.embed["title"] == "❌ ঠিক হয়নি।"  # reads as the original reply did
     assert "সঠিক উত্তর: " in switched.embed["description"]
     assert [b["label"] for b in switched.buttons] == ["Show in English"]
 
@@ -274,3 +276,72 @@ async def test_closing_a_question_whose_message_is_gone_shows_the_reveal_here(
     assert not closed.ephemeral
     assert closed.embed["footer"]["text"] == "Nobody answered this one."
     assert all(b["disabled"] for b in closed.buttons)
+
+
+async def test_a_channel_the_bot_cannot_see(bot: DiscordBot) -> None:
+    """A private channel the bot was never added to: the slash command and its reply go
+    through the interaction, but every later edit through the channel gets a 403. The poster
+    is warned at once; the close shows the reveal as its own, public, reply."""
+    bot.fake.forbidden_channels.add(str(CHANNEL))
+    lacking = discord.Permissions(send_messages=True, use_application_commands=True)
+    record = await bot.command(
+        "quiz", "post", by=ALICE, deck="basics", question="shard", app_permissions=lacking
+    )
+    posted = await bot.reply(record)
+    assert not posted.ephemeral and posted.embed["footer"]["text"] == "0 answered"
+    await bot.fake.until(lambda: bool(extra_followups(record)))
+    (warning,) = extra_followups(record)
+    assert warning.ephemeral
+    assert warning.data["content"].startswith(
+        "Posted, but I lack View Channel, Embed Links in this channel, so I cannot update"
+    )
+
+    await bot.reply(await bot.click(posted.message_id or "", "A", by=BOB))
+    await bot.fake.until(lambda: any(c.method == "PATCH" for c in bot.fake.calls))  # refused
+
+    closed = await bot.run("quiz", "close", by=ALICE)
+    assert not closed.ephemeral  # the channel sees the answer
+    assert closed.embed["footer"]["text"].startswith("1 answered · ")
+    assert all(b["disabled"] for b in closed.buttons)
+    assert not bot.fake.channel_edits  # none went through
+    late = await bot.reply(await bot.click(posted.message_id or "", "A", by=CAROL))
+    assert late.embed["title"] == "This question is closed, so your answer was not counted."
+
+
+async def test_a_slow_close_in_a_channel_the_bot_cannot_see_is_still_public(
+    bot: DiscordBot, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The close was slow, so it was acknowledged with a private "thinking…"; the reveal that
+    replaces the refused edit is public all the same (a message of its own)."""
+    bot.fake.forbidden_channels.add(str(CHANNEL))
+    await bot.post(deck="basics", question="bubble", by=ALICE)
+    real = bot.app.quiz.close
+
+    async def slow(*args: object, **kwargs: object) -> object:
+        await asyncio.sleep(1.5)
+        return await real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(bot.app.quiz, "close", slow)
+    record = await bot.command("quiz", "close", by=ALICE)
+    closed = await bot.reply(record)
+    assert record.callbacks[0][1] == {"type": 5, "data": {"flags": EPHEMERAL}}
+    assert record.deleted_original  # the private "thinking…" made way
+    assert not closed.ephemeral and not closed.data.get("flags", 0) & EPHEMERAL
+    assert closed.embed["footer"]["text"] == "Nobody answered this one."
+
+
+async def test_a_post_whose_message_never_went_out_is_closed(bot: DiscordBot) -> None:
+    """Discord refused the reply that carries the question (after the core made the post):
+    the post is closed, so the channel has no open question nobody can see."""
+    bot.fake.refuse_callbacks = 1
+    reply = await bot.run("quiz", "post", by=ALICE, deck="basics")
+    assert reply.ephemeral
+    assert reply.data["content"] == (
+        "Something went wrong on our side. Please try again in a moment."
+    )
+    post = await bot.app.store.post(1)
+    assert post is not None and not post.is_open and post.message_ref is None
+    nothing = await bot.run("quiz", "close", by=ALICE)
+    assert nothing.data["content"] == "There is no open question in this channel."
+    post_id, again = await bot.post(deck="basics", by=ALICE)  # the next one works
+    assert post_id == 2 and not again.ephemeral

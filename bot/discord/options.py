@@ -1,0 +1,79 @@
+"""Slash-command options: who may, which channel, which deck, and what autocomplete offers.
+
+Autocomplete answers within Discord's 3 s and its 25 choices, from memory only (the loaded
+decks), never the store.
+"""
+
+from __future__ import annotations
+
+import discord
+from discord import app_commands
+
+from bot.core.actor import Actor
+from bot.core.deck import pick
+from bot.core.errors import QuizError
+from bot.discord import embeds as render
+from bot.discord.identity import NotInGuild, actor
+from bot.discord.replies import client_of
+
+CHOICE_NAME = 100
+MAX_CHOICES = 25
+
+
+def admin(interaction: discord.Interaction) -> Actor:
+    """The caller, if they have Manage Server here; else `admin_only`. The bot decides this
+    for every admin command: /quizadmin's `default_permissions` only hides it by default."""
+    who = actor(interaction)
+    if not who.is_admin:
+        raise QuizError("admin_only")
+    return who
+
+
+def here(interaction: discord.Interaction) -> int:
+    """The channel the command was typed in."""
+    if interaction.channel_id is None:
+        raise NotInGuild
+    return interaction.channel_id
+
+
+def deck_option(value: str | None) -> str | None:
+    """Deck ids are lowercase; what Discord's client lets someone type is taken either way."""
+    value = (value or "").strip().lower()
+    return value or None
+
+
+def _matches(needle: str, *haystack: str) -> bool:
+    return not needle or any(needle in h.casefold() for h in haystack)
+
+
+async def deck_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    needle = current.casefold().strip()
+    return [
+        app_commands.Choice(
+            name=render.clip(f"{d.id} · {pick(d.title, d.default_locale)}", CHOICE_NAME), value=d.id
+        )
+        for d in client_of(interaction).app.quiz.decks
+        if _matches(needle, d.id, *d.title.values())
+    ][:MAX_CHOICES]
+
+
+async def question_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The questions of the deck already chosen in this command (or the first deck)."""
+    try:
+        chosen = deck_option(getattr(interaction.namespace, "deck", None))
+        deck = client_of(interaction).app.quiz.deck(chosen)
+    except QuizError:
+        return []
+    needle = current.casefold().strip()
+    return [
+        app_commands.Choice(
+            name=render.clip(f"{q.position}. {pick(q.text, deck.default_locale)}", CHOICE_NAME),
+            value=q.id,
+        )
+        for q in deck
+        if _matches(needle, q.id, str(q.position), *q.text.values())
+    ][:MAX_CHOICES]
