@@ -25,13 +25,15 @@ from bot.core.quiz import Quiz
 from bot.slack import actions
 from bot.slack.clicks import Click, Clicks
 from bot.slack.client import configure
-from bot.slack.commands import Commands, Request, parse
+from bot.slack.commands import Commands, Handler, Request, parse
 from bot.slack.dedup import SeenEvents
+from bot.slack.delivery import SlackDelivery, Workspaces
 from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
 from bot.slack.posts import Posts
 from bot.slack.replies import guarded
+from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
 from bot.storage.sql import store_engine
 from bot.storage.url import database_url
@@ -46,6 +48,8 @@ class SlackBot:
     posts: Posts
     oauth: OAuth | None
     signing_secret: str
+    delivery: SlackDelivery | None = None
+    """The daily question's way onto Slack (`run_slack` registers it with the scheduler)."""
 
     async def prepare(self) -> None:
         """Creates the OAuth tables when distributing (a no-op otherwise)."""
@@ -85,13 +89,17 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     )
     configure(bolt.client, settings.api_url)
     posts = Posts(app.quiz, app.clock, refresh_interval)
-    _register(bolt, app.quiz, posts, Admins(settings.admins))
+    token = None if distribution else secrets.slack_bot_token
+    delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
+    schedule = ScheduleCommands(app.schedules, delivery).run
+    _register(bolt, app.quiz, posts, Admins(settings.admins), schedule)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
         bolt.event("app_uninstalled")(_single_token_revoked)
         bolt.event("tokens_revoked")(_single_token_revoked)
-    return SlackBot(bolt, posts, distribution, secrets.slack_signing_secret or "")
+    signing_secret = secrets.slack_signing_secret or ""
+    return SlackBot(bolt, posts, distribution, signing_secret, delivery)
 
 
 async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -133,8 +141,8 @@ class MalformedActions(AsyncMiddleware):
         return BoltResponse(status=200, body="")
 
 
-def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins) -> None:
-    commands = Commands(quiz, posts)
+def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins, schedule: Handler) -> None:
+    commands = Commands(quiz, posts, schedule)
     clicks = Clicks(quiz, posts)
 
     async def on_command(

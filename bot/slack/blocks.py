@@ -21,6 +21,9 @@ from slack_sdk.models.blocks import (
     HeaderBlock,
     MarkdownTextObject,
     PlainTextObject,
+    RichTextBlock,
+    RichTextElementParts,
+    RichTextSectionElement,
     SectionBlock,
 )
 from slack_sdk.models.views import View
@@ -30,8 +33,17 @@ from bot.core.answer import AnswerResult
 from bot.core.post import PostView, Reveal
 from bot.core.run import RunFeedback, RunStep, RunSummary
 from bot.locales import text
+from bot.schedule_messages import ScheduleMessage
 from bot.slack import actions
-from bot.slack.mrkdwn import clip, clip_markup, escape, has_mention, with_mentions
+from bot.slack.mrkdwn import (
+    channel_parts,
+    clip,
+    clip_markup,
+    escape,
+    has_mention,
+    with_channels,
+    with_mentions,
+)
 
 SECTION_LIMIT = 3000
 CONTEXT_LIMIT = 2000
@@ -220,6 +232,37 @@ def text_reply(message: str) -> Reply:
     """UI text (help, confirmations, errors, with what the user typed in them) as one plain
     section."""
     return Reply(_fallback(message), [_plain(message)])
+
+
+def _rich(lines: Sequence[str], *, bold_first: bool = False) -> RichTextBlock:
+    """Lines whose channel placeholders become channel links. Rich text is never parsed as
+    mrkdwn, so deck titles in them show as written."""
+    elements: list[RichTextElementParts.Text | RichTextElementParts.Channel] = []
+    for n, line in enumerate(lines):
+        if n:
+            elements.append(RichTextElementParts.Text(text="\n"))
+        style = {"bold": True} if bold_first and n == 0 else None
+        for kind, value in channel_parts(line):
+            if kind == "channel":
+                elements.append(RichTextElementParts.Channel(channel_id=value, style=style))
+            else:
+                elements.append(
+                    RichTextElementParts.Text(text=clip(value, SECTION_LIMIT), style=style)
+                )
+    return RichTextBlock(elements=[RichTextSectionElement(elements=elements)])
+
+
+def schedule_reply(msg: ScheduleMessage) -> Reply:
+    """A `bot.schedule_messages` message: its title in bold, then its lines."""
+    return Reply(
+        clip_markup(with_channels(msg.fallback), SECTION_LIMIT),
+        [_rich([msg.title, *msg.lines], bold_first=True)],
+    )
+
+
+def notice_reply(message: str) -> Reply:
+    """UI text that names channels (`schedule off`, the failure DM)."""
+    return Reply(clip_markup(with_channels(message), SECTION_LIMIT), [_rich([message])])
 
 
 def reset_confirm(locale: str, season: int) -> Reply:

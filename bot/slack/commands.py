@@ -73,20 +73,25 @@ class Request:
     channel_name: str = ""
 
 
-class Commands:
-    """One method per subcommand; each makes one core call and sends its reply."""
+Handler = Callable[[Request, Command], Awaitable[None]]
 
-    def __init__(self, quiz: Quiz, posts: Posts) -> None:
+
+class Commands:
+    """One method per subcommand; each makes one core call and sends its reply.
+
+    `schedule` handles `/quiz schedule ...` (`bot.slack.schedules`)."""
+
+    def __init__(self, quiz: Quiz, posts: Posts, schedule: Handler) -> None:
         self._quiz = quiz
         self._posts = posts
-        self._handlers: dict[str, Callable[[Request, Command], Awaitable[None]]] = {
+        self._handlers: dict[str, Handler] = {
             "post": self._post,
             "start": self._start,
             "leaderboard": self._leaderboard,
             "stats": self._stats,
             "decks": self._decks,
             "language": self._language,
-            "schedule": self._schedule,
+            "schedule": schedule,
             "close": self._close,
             "reset": self._reset,
             "help": self._help,
@@ -170,11 +175,6 @@ class Commands:
         chosen = await self._quiz.set_language(req.actor, cmd.args[0], server=server)
         key = "language.set_server" if server else "language.set_user"
         await self._say(req, text(chosen, key, language=language_name(chosen)))
-
-    async def _schedule(self, req: Request, cmd: Command) -> None:
-        if not req.actor.is_admin:
-            raise QuizError("admin_only")
-        raise QuizError("schedule_soon")  # the daily-question issue adds `schedule`
 
     async def _reset(self, req: Request, cmd: Command) -> None:
         if not req.actor.is_admin:

@@ -7,6 +7,8 @@ import re
 _USER_ID = re.compile(r"[UW][A-Z0-9]{1,30}")
 _MENTION_TEXT = re.compile(r"^<@([UW][A-Z0-9]{1,30})(?:\|[^>]*)?>$")
 _PLACEHOLDER = re.compile("\x1f([^\x1f]*)\x1f")
+_CHANNEL_ID = re.compile(r"[CGD][A-Z0-9]{1,30}")
+_CHANNEL_PLACEHOLDER = re.compile("\x1e([^\x1e]*)\x1e")
 
 
 def escape(text: str) -> str:
@@ -53,6 +55,34 @@ def with_mentions(text: str) -> str:
 def _mention_or_text(match: re.Match[str]) -> str:
     user_id = match.group(1)  # already escaped with the rest of the text
     return f"<@{user_id}>" if _USER_ID.fullmatch(user_id) else user_id
+
+
+def channel_placeholder(channel_id: str) -> str:
+    """A stand-in for a channel link (`bot.schedule_messages`' ChannelRef on Slack):
+    `with_channels` makes it `<#C123>` in mrkdwn, `channel_parts` a rich-text channel."""
+    return f"\x1e{channel_id}\x1e"
+
+
+def with_channels(text: str) -> str:
+    """Escapes `text` and turns its channel placeholders into `<#C123>` links."""
+    return _CHANNEL_PLACEHOLDER.sub(_channel_or_text, escape(text))
+
+
+def _channel_or_text(match: re.Match[str]) -> str:
+    channel_id = match.group(1)
+    return f"<#{channel_id}>" if _CHANNEL_ID.fullmatch(channel_id) else f"#{channel_id}"
+
+
+def channel_parts(text: str) -> list[tuple[str, str]]:
+    """`text` split at its channel placeholders: ("text", words) and ("channel", id) pairs,
+    in order (a placeholder that holds no real channel id stays text)."""
+    parts: list[tuple[str, str]] = []
+    for i, piece in enumerate(_CHANNEL_PLACEHOLDER.split(text)):
+        if i % 2 and _CHANNEL_ID.fullmatch(piece):
+            parts.append(("channel", piece))
+        elif piece:
+            parts.append(("text", piece if i % 2 == 0 else f"#{piece}"))
+    return parts
 
 
 def has_mention(text: str) -> bool:

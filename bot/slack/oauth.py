@@ -13,6 +13,7 @@ from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAutho
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
 from slack_sdk.oauth.installation_store.sqlalchemy import AsyncSQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import AsyncSQLAlchemyOAuthStateStore
+from sqlalchemy import desc, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 SCOPES = ("commands", "chat:write", "chat:write.public", "users:read")
@@ -36,6 +37,29 @@ class OAuth:
 
     async def close(self) -> None:
         await self.engine.dispose()
+
+    async def bot_token(self, server_id: str) -> str | None:
+        """The newest bot token of a server ("slack:T123", or "slack:E123" for an org-wide
+        install), for work no request brings a token for (the daily question).
+
+        Asked by team id alone: a workspace of an Enterprise Grid org is stored with its
+        enterprise id too, which a server id does not keep."""
+        ident = server_id.removeprefix("slack:")
+        c = self.installations.bots.c
+        where = (
+            (c.enterprise_id == ident) & c.team_id.is_(None)
+            if ident.startswith("E")
+            else c.team_id == ident
+        )
+        query = (
+            select(c.bot_token)
+            .where(c.client_id == self.installations.client_id, where, c.bot_token.is_not(None))
+            .order_by(desc(c.installed_at))
+            .limit(1)
+        )
+        async with self.engine.connect() as conn:
+            token: str | None = await conn.scalar(query)
+        return token
 
 
 def oauth(client_id: str, client_secret: str, engine: AsyncEngine) -> OAuth:

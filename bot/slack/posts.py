@@ -124,7 +124,10 @@ class Posts:
                 return
             channel, ts = split_ref(view.post.message_ref)
             payload = blocks.question_post(view).payload()
-            await entry.client.chat_update(channel=channel, ts=ts, **payload)
+            try:
+                await entry.client.chat_update(channel=channel, ts=ts, **payload)
+            except SENDING_FAILED as error:  # deleted, or the bot left: the reveal will tell
+                log.warning("redraw of post %s failed: %s", post_id, error_code(error))
 
     async def reveal(self, client: AsyncWebClient, reveal: Reveal) -> str | None:
         """Replaces the question message with its reveal (buttons gone). None when done;

@@ -2,7 +2,8 @@
 
 Socket Mode needs SLACK_APP_TOKEN (xapp-, connections:write); HTTP mode needs
 SLACK_SIGNING_SECRET and serves `/slack/events` on [slack] host and port. With OAuth
-distribution the install pages are served on host and port in either mode.
+distribution the install pages are served on host and port in either mode. Once Slack is
+up, the app's scheduler posts Slack's daily questions through `SlackDelivery`.
 """
 
 from __future__ import annotations
@@ -51,6 +52,8 @@ async def run_slack(app: App) -> None:
         await bot.prepare()
         async with AsyncExitStack() as stack:
             await serve(bot, app.config, stack)
+            if bot.delivery is not None:
+                app.register_delivery("slack", bot.delivery)  # daily questions from now on
             await asyncio.Event().wait()
     finally:
         await bot.close()

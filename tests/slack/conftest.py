@@ -21,6 +21,7 @@ from slack_sdk.models.blocks import Block
 
 from bot.app import App, build_app
 from bot.config import parse_config
+from bot.core.clock import Clock
 from bot.core.deck import Choice, Deck, DeckLibrary, Question
 from bot.core.deckfile import load_decks
 from bot.slack.app import SlackBot, build_slack
@@ -198,6 +199,7 @@ async def make_slack(tmp_path: Path) -> AsyncIterator[SlackFactory]:
         admins: tuple[str, ...] = ("UCONFIGADMIN",),
         refresh_interval: float = 0.3,
         port: int = 3000,
+        clock: Clock | None = None,
     ) -> Slack:
         fake = FakeSlack()
         await fake.start()
@@ -225,7 +227,7 @@ admins = {list(admins)!r}
             folder,
             env,
         )
-        app = await build_app(config, library=library())
+        app = await build_app(config, library=library(), clock=clock)
         bot = build_slack(app, refresh_interval=refresh_interval)
         await bot.prepare()
         runner = web.AppRunner(web_app(bot))

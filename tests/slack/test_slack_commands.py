@@ -37,11 +37,6 @@ async def test_unknown_subcommand_says_so_and_shows_help(slack: Slack) -> None:
     assert "/quiz leaderboard" in shown
 
 
-async def test_schedule_arrives_later(slack: Slack) -> None:
-    shown = await _say(slack, "schedule set 09:00 UTC", user="UCONFIGADMIN")
-    assert "Scheduling arrives in a later release." in shown
-
-
 async def test_schedule_is_for_admins(slack: Slack) -> None:
     assert ADMIN_ONLY in await _say(slack, "schedule set 09:00 UTC", user="U2")
     assert [c.params["user"] for c in slack.fake.api("users.info")] == ["U2"]

@@ -14,6 +14,7 @@ from slack_sdk.http_retry.builtin_async_handlers import AsyncRateLimitErrorRetry
 
 from bot.config import parse_config
 from bot.slack.app import SlackSetupError
+from bot.slack.delivery import SlackDelivery
 from bot.slack.runner import check_setup, run_slack
 from tests.slack.conftest import TEST_DECK, SlackFactory
 from tests.slack.fake_slack import BOT_TOKEN
@@ -94,6 +95,8 @@ async def test_http_mode_serves_slack_events_on_the_configured_port(
             assert sent.status == 200
             reply = await slack.fake.reply(sent.key)
             assert "quizbot: a question at a time" in all_text(reply["blocks"])
+            delivery = slack.app.scheduler.deliveries["slack"]  # daily questions go out now
+            assert isinstance(delivery, SlackDelivery)
             forged = await tester.send(
                 "text=help", "application/x-www-form-urlencoded", signature="v0=00"
             )

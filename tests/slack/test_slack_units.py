@@ -133,6 +133,7 @@ def test_manifest_matches_the_code() -> None:
     assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
     assert manifest["features"]["slash_commands"][0]["should_escape"] is True  # <@U1|name>
     assert manifest["features"]["app_home"]["home_tab_enabled"] is True
+    assert manifest["features"]["app_home"]["messages_tab_enabled"] is True  # the failure DMs
     assert manifest["settings"]["event_subscriptions"]["bot_events"] == [
         "app_home_opened",
         "app_uninstalled",

@@ -1,0 +1,129 @@
+"""The scheduler's way onto Slack: the daily question posted, revealed, and a failure told.
+
+No request brings a token here, so each call takes the bot token of the schedule's own
+workspace: SLACK_BOT_TOKEN, or with OAuth the installation stored for that team (or org).
+What an admin must fix (the bot removed from the channel, the channel archived, the app
+uninstalled) is a `DeliveryError` whose reason `schedule show` and the admin's DM repeat.
+Rate limits and dropped connections are retried by the client first.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.core.actor import Actor
+from bot.core.delivery import DeliveryError
+from bot.core.post import PostView, Reveal
+from bot.core.quiz import Quiz
+from bot.core.schedule import Schedule
+from bot.locales import text
+from bot.schedule_messages import delivery_failure_text
+from bot.slack import blocks
+from bot.slack.client import web_client
+from bot.slack.mrkdwn import channel_placeholder
+from bot.slack.oauth import OAuth
+from bot.slack.posts import SENDING_FAILED, CannotPost, Posts, error_code
+
+log = logging.getLogger("quizbot.slack")
+
+MEANINGS = {
+    "not_in_channel": "the bot is not in the channel; invite it with /invite @quizbot",
+    "channel_not_found": "the channel is gone, or it is private and the bot is not in it",
+    "is_archived": "the channel is archived",
+    "restricted_action": "a workspace setting does not let the bot post there",
+    "ekm_access_denied": "the workspace's administrators have stopped the bot from posting",
+    "not_installed": "the app is no longer installed in this workspace",
+    "account_inactive": "the bot's token no longer works (was the app uninstalled?)",
+    "invalid_auth": "the bot's token no longer works (was the app uninstalled?)",
+    "token_revoked": "the bot's token no longer works (was the app uninstalled?)",
+    "not_authed": "the bot's token no longer works (was the app uninstalled?)",
+    "missing_scope": "the app lacks a permission; reinstall it from slack-manifest.yaml",
+    "team_access_not_granted": "the app has no access to this workspace",
+}
+"""What Slack's refusals usually mean (kept in English, like the codes themselves)."""
+
+
+def refusal(code: str) -> str:
+    """`Slack answered not_in_channel (the bot is not in the channel; ...)`."""
+    meaning = MEANINGS.get(code)
+    return f"Slack answered {code} ({meaning})" if meaning else f"Slack answered {code}"
+
+
+def _failed(error: BaseException) -> DeliveryError:
+    if isinstance(error, SlackApiError):
+        return DeliveryError(refusal(error_code(error)))
+    return DeliveryError(f"Slack could not be reached ({error_code(error)})")
+
+
+class Workspaces:
+    """A Web API client with the bot token of a server, for work that no request brings."""
+
+    def __init__(self, api_url: str, token: str | None, oauth: OAuth | None) -> None:
+        self._api_url = api_url
+        self._single = web_client(api_url, token) if token and oauth is None else None
+        self._oauth = oauth
+
+    async def client(self, server_id: str) -> AsyncWebClient:
+        if self._single is not None:
+            return self._single
+        token = await self._oauth.bot_token(server_id) if self._oauth is not None else None
+        if token is None:
+            raise DeliveryError(refusal("not_installed"))
+        return web_client(self._api_url, token)
+
+
+class SlackDelivery:
+    """`bot.core.delivery.Delivery` for Slack, drawing through the same `Posts` as the
+    commands (so a scheduled post's count redraw and its reveal take turns too)."""
+
+    def __init__(self, posts: Posts, workspaces: Workspaces, quiz: Quiz) -> None:
+        self._posts = posts
+        self._workspaces = workspaces
+        self._quiz = quiz
+
+    async def post(self, view: PostView) -> str:
+        """The question message, as /quiz post sends it; its `channel:ts` ref."""
+        client = await self._workspaces.client(view.post.server_id)
+        try:
+            return await self._posts.send(client, view)
+        except CannotPost as error:
+            raise DeliveryError(refusal(error.code)) from error
+        except SENDING_FAILED as error:
+            log.warning("scheduled post %s: %r", view.post.id, error)
+            raise _failed(error) from error
+
+    async def reveal(self, reveal: Reveal) -> None:
+        """The question message becomes its reveal; if it cannot be edited (deleted), the
+        reveal is posted in the channel instead. Raises DeliveryError if neither worked."""
+        client = await self._workspaces.client(reveal.view.post.server_id)
+        failure = await self._posts.reveal(client, reveal)
+        if failure is None:
+            return
+        channel = reveal.view.post.channel_id
+        try:
+            await client.chat_postMessage(channel=channel, **blocks.reveal_post(reveal).payload())
+        except SENDING_FAILED as error:
+            raise _failed(error) from error
+
+    async def notify_failure(self, schedule: Schedule, reason: str) -> None:
+        """A DM from the bot to the admin who set the schedule (chat.postMessage to a user id
+        opens it), in their language. Best effort: a failure is logged."""
+        admin = Actor(schedule.server_id, schedule.created_by)
+        try:
+            locale = await self._quiz.ui_locale(admin)
+            said = delivery_failure_text(schedule, reason, locale, channel_placeholder)
+            client = await self._workspaces.client(schedule.server_id)
+            await client.chat_postMessage(
+                channel=schedule.created_by, **blocks.notice_reply(said).payload()
+            )
+        except (DeliveryError, *SENDING_FAILED) as error:
+            log.info("could not DM %s about schedule %s: %r", admin.user_id, schedule.id, error)
+
+
+def now_failed_text(locale: str, channel_id: str, reason: str) -> str:
+    return text(
+        locale, "slack.schedule_now_failed", channel=channel_placeholder(channel_id), reason=reason
+    )
