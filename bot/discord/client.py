@@ -19,6 +19,7 @@ from bot.config import DiscordConfig, SetupError
 from bot.core.errors import QuizError
 from bot.discord import buttons, replies, sync
 from bot.discord.commands import QuizTree
+from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import PostMessages
 from bot.discord.translator import CatalogTranslator
 
@@ -100,9 +101,12 @@ class QuizClient(discord.AutoShardedClient):
         self.auto_sync = auto_sync
         self.tree = QuizTree(self)
         self.posts = PostMessages(self, app.quiz, app.clock, refresh_interval)
+        self.delivery = DiscordDelivery(self, app.quiz, self.posts)
 
     async def setup_hook(self) -> None:
+        """After the login, before the gateway: REST works, so daily questions can go out."""
         self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
+        self.app.register_delivery("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
         if self.auto_sync and self.application_id is not None:
             try:
@@ -120,5 +124,7 @@ class QuizClient(discord.AutoShardedClient):
             await replies.report(interaction, QuizError("stale_click"))
 
     async def close(self) -> None:
+        if self.app.scheduler.deliveries.get("discord") is self.delivery:
+            del self.app.scheduler.deliveries["discord"]  # no posts through a closed session
         await self.posts.flush()  # the last counts are drawn before the connection goes
         await super().close()

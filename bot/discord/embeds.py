@@ -14,6 +14,7 @@ import discord
 from discord.utils import escape_markdown
 
 from bot.messages import AnswerMessage, BoardMessage, QuestionMessage, RevealMessage, SummaryMessage
+from bot.schedule_messages import ScheduleMessage
 
 TITLE = 256
 DESCRIPTION = 4096
@@ -101,6 +102,15 @@ def board(
     if title_in_body:
         return _embed(None, _paragraphs(f"**{msg.title}**", lines, msg.you), QUESTION)
     return _embed(esc(msg.title), _paragraphs(lines, msg.you), QUESTION)  # may name a deck
+
+
+def schedule(msg: ScheduleMessage, *, title_in_body: bool = False) -> discord.Embed:
+    """A /quizadmin schedule reply. Its lines name deck titles (escaped) and channels as
+    mentions, which Discord draws in the body only: a title naming one goes in the body."""
+    lines = "\n".join(esc(line) for line in msg.lines)
+    if title_in_body:
+        return _embed(None, _paragraphs(f"**{esc(msg.title)}**", lines), QUESTION)
+    return _embed(esc(msg.title), lines, QUESTION)
 
 
 def help_card(title: str, body: str) -> discord.Embed:

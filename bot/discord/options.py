@@ -1,10 +1,14 @@
 """Slash-command options: who may, which channel, which deck, and what autocomplete offers.
 
 Autocomplete answers within Discord's 3 s and its 25 choices, from memory only (the loaded
-decks), never the store.
+decks, the zoneinfo database), never the store.
 """
 
 from __future__ import annotations
+
+from functools import cache
+from typing import Any
+from zoneinfo import available_timezones
 
 import discord
 from discord import app_commands
@@ -18,6 +22,20 @@ from bot.discord.replies import client_of
 
 CHOICE_NAME = 100
 MAX_CHOICES = 25
+COMMON_ZONES = (
+    "UTC",
+    "Asia/Dhaka",
+    "Asia/Kolkata",
+    "Asia/Singapore",
+    "Asia/Tokyo",
+    "Europe/London",
+    "Europe/Berlin",
+    "America/New_York",
+    "America/Chicago",
+    "America/Los_Angeles",
+    "Australia/Sydney",
+)
+"""What the time zone option offers before anything is typed."""
 
 
 def admin(interaction: discord.Interaction) -> Actor:
@@ -77,3 +95,54 @@ async def question_choices(
         for q in deck
         if _matches(needle, q.id, str(q.position), *q.text.values())
     ][:MAX_CHOICES]
+
+
+@cache
+def _zones() -> tuple[str, ...]:
+    return tuple(sorted(available_timezones()))
+
+
+def zones_matching(typed: str) -> list[str]:
+    """IANA zones whose name holds the typed text (any case; a space counts as "_"), those
+    that start with it, or whose city does, first; at most 25."""
+    needle = typed.strip().casefold().replace(" ", "_")
+    if not needle:
+        return list(COMMON_ZONES)
+
+    def rank(zone: str) -> tuple[int, str]:
+        lower = zone.casefold()
+        starts = lower.startswith(needle) or lower.rsplit("/", 1)[-1].startswith(needle)
+        return (0 if starts else 1, zone)
+
+    return sorted((z for z in _zones() if needle in z.casefold()), key=rank)[:MAX_CHOICES]
+
+
+async def zone_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    return [app_commands.Choice(name=z, value=z) for z in zones_matching(current)]
+
+
+class TextChannelOption(app_commands.Transformer):
+    """A text or announcement channel as Discord resolved it in the interaction
+    (`AppCommandChannel`): only its id is used, so no cached guild is needed."""
+
+    @property
+    def type(self) -> discord.AppCommandOptionType:
+        return discord.AppCommandOptionType.channel
+
+    @property
+    def channel_types(self) -> list[discord.ChannelType]:
+        return [discord.ChannelType.text, discord.ChannelType.news]
+
+    async def transform(self, interaction: discord.Interaction, value: Any, /) -> Any:
+        return value
+
+
+Channel = app_commands.Transform[app_commands.AppCommandChannel, TextChannelOption]
+
+
+def channel_or_here(
+    interaction: discord.Interaction, channel: app_commands.AppCommandChannel | None
+) -> int:
+    return channel.id if channel is not None else here(interaction)

@@ -20,7 +20,7 @@ from discord.utils import MISSING
 from bot.core.errors import QuizError
 from bot.discord import embeds as render
 from bot.discord.identity import NotInGuild, actor
-from bot.locales import FALLBACK, text
+from bot.locales import FALLBACK, catalog, text
 from bot.messages import error_text
 
 if TYPE_CHECKING:
@@ -141,7 +141,11 @@ async def locale_of(interaction: discord.Interaction) -> str:
 
 
 def refusal_text(error: QuizError, locale: str) -> str:
-    """The core's words for a refusal; "admin" gets what it means on Discord."""
+    """The core's words for a refusal, in Discord's terms: `discord.error.<key>` replaces a
+    string that names Slack's command syntax, and "admin" gets what it means here."""
+    override = f"discord.error.{error.key}"
+    if override in catalog(FALLBACK):
+        return text(locale, override, **error.params)
     said = error_text(error, locale)
     if error.key == "admin_only":
         said = f"{said} {text(locale, 'discord.admin_hint')}"

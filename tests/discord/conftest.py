@@ -26,6 +26,7 @@ from discord_harness import (
 )
 from fake_discord import TOKEN, FakeDiscord
 
+from bot.core.clock import Clock
 from bot.core.deck import DeckLibrary
 from bot.discord.client import QuizClient
 
@@ -55,9 +56,15 @@ async def make_bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[BotFactor
         shard_ids: list[int] | None = None,
         refresh_interval: float = 0.3,
         prepare: Callable[[QuizClient], None] | None = None,
+        clock: Clock | None = None,
     ) -> DiscordBot:
         app = await make_app(
-            tmp_path, db=db, decks=decks, shard_count=shard_count, shard_ids=shard_ids
+            tmp_path,
+            db=db,
+            decks=decks,
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            clock=clock,
         )
         client = QuizClient(app, refresh_interval=refresh_interval)
         if prepare is not None:

@@ -18,6 +18,7 @@ from fake_discord import APP_ID, EPHEMERAL, TOKEN, FakeDiscord, Interaction, use
 
 from bot.app import App, build_app
 from bot.config import parse_config
+from bot.core.clock import Clock
 from bot.core.deck import Choice, Deck, DeckLibrary, Question
 from bot.core.deckfile import load_decks
 from bot.discord.client import QuizClient
@@ -59,6 +60,30 @@ class Person:
             "nick": None,
             "avatar": None,
             "permissions": str(self.permissions.value),
+        }
+
+
+@dataclass(frozen=True)
+class Channel:
+    """A text channel, for a channel option (Discord resolves it into the payload)."""
+
+    id: int
+    name: str
+
+    def resolved(self, guild: int) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "type": 0,
+            "name": self.name,
+            "guild_id": str(guild),
+            "permissions": str(MEMBER.value),  # the caller's there, as Discord sends it
+            "parent_id": None,
+            "position": 0,
+            "nsfw": False,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "flags": 0,
         }
 
 
@@ -273,13 +298,16 @@ class DiscordBot:
         app_permissions: discord.Permissions = PERMISSIONS,
         **options: Any,
     ) -> dict[str, Any]:
-        """`options` are the command's own; the command is typed in `in_channel`, where the
-        bot has `app_permissions`."""
+        """`options` are the command's own (a `Channel` value is a channel option); the
+        command is typed in `in_channel`, where the bot has `app_permissions`."""
         payload = self._base(4 if focused else 2, by, guild, in_channel, app_permissions)
         values: list[dict[str, Any]] = []
         resolved: dict[str, Any] = {}
         for name, value in options.items():
-            if isinstance(value, Person):
+            if isinstance(value, Channel):
+                values.append({"type": 7, "name": name, "value": str(value.id)})
+                resolved.setdefault("channels", {})[str(value.id)] = value.resolved(guild)
+            elif isinstance(value, Person):
                 values.append({"type": 6, "name": name, "value": str(value.id)})
                 resolved.setdefault("users", {})[str(value.id)] = user(value.id, value.name)
                 member = {k: v for k, v in value.member().items() if k != "user"}
@@ -404,12 +432,13 @@ async def make_app(
     shard_ids: list[int] | None = None,
     extra: str = "",
     token: str | None = TOKEN,
+    clock: Clock | None = None,
 ) -> App:
     """An app on a SQLite file in `folder`; `extra` lines go in its [discord] table."""
     text = config_text(db, shard_count, shard_ids) + extra
     env = {"DISCORD_TOKEN": token} if token else {}
     config = parse_config(text, "test.toml", folder, env)
-    return await build_app(config, library=decks or library())
+    return await build_app(config, library=decks or library(), clock=clock)
 
 
 def check_limits(fake: FakeDiscord) -> None:

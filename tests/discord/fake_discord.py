@@ -2,10 +2,10 @@
 
 REST: login (`GET /users/@me`, `GET /oauth2/applications/@me`), `GET /gateway/bot`, command
 sync (recorded), interaction callbacks (`?with_response=1`, answered like Discord: 200 with
-`interaction` and, for messages, `resource.message`), follow-ups, `@original` edits, and
-channel message edits (a channel can be made forbidden: 403). The gateway says HELLO,
-answers heartbeats, takes IDENTIFY (shard and intents recorded) and sends READY and, with
-the guilds intent, GUILD_CREATE per guild.
+`interaction` and, for messages, `resource.message`), follow-ups, `@original` edits, channel
+messages posted and edited (a channel can be made forbidden, 403, or gone, 404), and DMs.
+The gateway says HELLO, answers heartbeats, takes IDENTIFY (shard and
+intents recorded) and sends READY and, with the guilds intent, GUILD_CREATE per guild.
 
 Messages the bot creates are kept (channel ones and ephemeral ones alike) so a test can
 click their buttons with the payload Discord would send: the message as stored.
@@ -94,12 +94,20 @@ class FakeDiscord:
         self.interactions: dict[str, Interaction] = {}
         self.messages: dict[str, dict[str, Any]] = {}
         self.channel_edits: list[tuple[str, dict[str, Any]]] = []
+        self.channel_posts: list[tuple[str, dict[str, Any]]] = []
+        """Messages the bot posted itself (no interaction behind them): (channel id, body)."""
+        self.dm_channels: dict[str, str] = {}
+        """DM channel id -> the user it is with."""
         self.command_puts: list[tuple[str | None, list[dict[str, Any]]]] = []
         self.identifies: list[dict[str, Any]] = []
         self.sessions: dict[int, web.WebSocketResponse] = {}
         self.shard_count = 1
         self.forbidden_channels: set[str] = set()
         """Channels the bot cannot see: REST calls on them get Discord's 403 Missing Access."""
+        self.gone_channels: set[str] = set()
+        """Channels that were deleted: 404 Unknown Channel."""
+        self.closed_dms: set[str] = set()
+        """Users who take no DMs from server members: 403 Cannot send messages to this user."""
         self.refuse_callbacks = 0
         """How many of the next message responses (types 4 and 5) get a 400, as Discord
         answers a body it will not take."""
@@ -130,6 +138,8 @@ class FakeDiscord:
             f"{api}/webhooks/{{app}}/{{token}}/messages/{{message}}", self._delete_webhook
         )
         app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self._edit_channel)
+        app.router.add_post(f"{api}/channels/{{channel}}/messages", self._post_channel)
+        app.router.add_post(f"{api}/users/@me/channels", self._open_dm)
         app.router.add_get("/gateway", self._gateway)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
@@ -402,6 +412,51 @@ class FakeDiscord:
         self.channel_edits.append((message_id, data))
         return as_json(self._apply(message_id, data))
 
+    async def _post_channel(self, request: web.Request) -> web.Response:
+        channel_id = request.match_info["channel"]
+        if channel_id in self.gone_channels:
+            return as_json({"message": "Unknown Channel", "code": 10003}, status=404)
+        if channel_id in self.forbidden_channels:
+            return missing_access()
+        if self.dm_channels.get(channel_id) in self.closed_dms:
+            return as_json(
+                {"message": "Cannot send messages to this user", "code": 50007}, status=403
+            )
+        data = await request.json()
+        self.channel_posts.append((channel_id, data))
+        message = self._message(data, channel_id)
+        message["type"] = 0
+        message.pop("webhook_id")
+        self.messages[message["id"]] = message
+        return as_json(message)
+
+    async def _open_dm(self, request: web.Request) -> web.Response:
+        recipient = str((await request.json())["recipient_id"])
+        channel_id = next((c for c, u in self.dm_channels.items() if u == recipient), None)
+        if channel_id is None:
+            channel_id = self.snowflake()
+            self.dm_channels[channel_id] = recipient
+        return as_json(
+            {
+                "id": channel_id,
+                "type": 1,
+                "last_message_id": None,
+                "recipients": [user(int(recipient), f"user{recipient}")],
+            }
+        )
+
+    def posts_in(self, channel_id: int | str) -> list[dict[str, Any]]:
+        """The messages the bot posted itself in a channel, oldest first, as they are now."""
+        return [
+            m
+            for m in self.messages.values()
+            if m["channel_id"] == str(channel_id) and m["type"] == 0
+        ]
+
+    def dms_to(self, user_id: int | str) -> list[dict[str, Any]]:
+        channels = {c for c, u in self.dm_channels.items() if u == str(user_id)}
+        return [data for c, data in self.channel_posts if c in channels]
+
     # What the bot sent -----------------------------------------------------
 
     def sent_messages(self) -> list[dict[str, Any]]:
@@ -414,6 +469,7 @@ class FakeDiscord:
             bodies.extend(record.followups)
             bodies.extend(record.original_edits)
         bodies.extend(data for _, data in self.channel_edits)
+        bodies.extend(data for _, data in self.channel_posts)
         return bodies
 
 

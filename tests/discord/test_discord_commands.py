@@ -76,7 +76,15 @@ async def test_login_then_sync_only_when_the_commands_change(
     }
     assert {o["name"] for o in admin["options"]} == {"language", "close", "reset", "schedule"}
     schedule = next(o for o in admin["options"] if o["name"] == "schedule")
-    assert {o["name"] for o in schedule["options"]} == {"set", "show", "off", "now"}
+    subs = {o["name"]: o for o in schedule["options"]}
+    assert set(subs) == {"set", "show", "off", "now"}
+    set_options = {o["name"]: o for o in subs["set"]["options"]}
+    assert list(set_options) == ["time", "timezone", "channel", "deck", "days"]
+    assert set_options["timezone"]["autocomplete"] and set_options["deck"]["autocomplete"]
+    assert set_options["channel"]["type"] == 7 and set_options["channel"]["channel_types"] == [0, 5]
+    assert [o["name"] for o in subs["off"]["options"]] == ["channel"]
+    assert [o["name"] for o in subs["now"]["options"]] == ["channel"]
+    assert "options" not in subs["show"] or subs["show"]["options"] == []
     assert quiz["description"] == "Quiz questions, private runs and this server's leaderboard"
     assert set(quiz["description_localizations"]) == {"en-US", "en-GB"}  # Discord has no bn
     post = next(o for o in quiz["options"] if o["name"] == "post")
@@ -136,8 +144,8 @@ async def test_admin_commands_are_refused_to_members(bot: DiscordBot) -> None:
     settings = await bot.app.store.server("discord:111111111111111111")
     assert settings.locale is None and settings.season == 1
 
-    soon = await bot.run("quizadmin", "show", subgroup="schedule", by=ADMIN)
-    assert soon.data["content"] == "Scheduling arrives in a later release."
+    shown = await bot.run("quizadmin", "show", subgroup="schedule", by=ADMIN)
+    assert shown.embed["description"].startswith("No daily question is scheduled in this server.")
 
 
 async def test_reset_asks_first_and_checks_again_on_the_click(bot: DiscordBot) -> None:

@@ -1,0 +1,91 @@
+"""The scheduler's way onto Discord: the daily question posted, revealed, and a failure told.
+
+Everything goes over REST by channel id (a `PartialMessageable`), so it needs no gateway
+cache and works from any shard's process. What an admin must fix (the bot removed from the
+channel, the channel gone, a permission missing) is a `DeliveryError`; discord.py itself
+retries rate limits and Discord's own 5xx, and whatever still escapes is recorded by the
+scheduler as that date's failure.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from bot.core.actor import Actor
+from bot.core.delivery import DeliveryError
+from bot.core.post import PostView, Reveal
+from bot.core.quiz import Quiz
+from bot.core.schedule import Schedule
+from bot.discord import buttons
+from bot.discord import embeds as render
+from bot.discord.posts import NO_PINGS, PostMessages, message_ref
+from bot.locales import text
+from bot.messages import post_message
+
+log = logging.getLogger("quizbot.discord")
+
+
+def channel_mention(channel_id: str) -> str:
+    return f"<#{channel_id}>"
+
+
+def refusal(error: discord.HTTPException) -> str:
+    """Why Discord refused, for `schedule show` and the admin's DM (kept in English, as the
+    platform said it, with what it usually means)."""
+    said = f"Discord answered {error.status} {error.text or error.response.reason}".strip()
+    if isinstance(error, discord.Forbidden):
+        return f"{said}: the bot may not see or post in the channel"
+    if isinstance(error, discord.NotFound):
+        return f"{said}: the channel is gone, or the bot is no longer in the server"
+    return said
+
+
+class DiscordDelivery:
+    """`bot.core.delivery.Delivery` for Discord."""
+
+    def __init__(self, client: discord.Client, quiz: Quiz, posts: PostMessages) -> None:
+        self._client = client
+        self._quiz = quiz
+        self._posts = posts
+
+    async def post(self, view: PostView) -> str:
+        """The question embed and its buttons, as a message of the bot's own; its ref is
+        "channel:message", like a post made with /quiz post."""
+        channel_id = int(view.post.channel_id)
+        channel = self._client.get_partial_messageable(channel_id)
+        try:
+            message = await channel.send(
+                embeds=render.fit([render.question(post_message(view))]),
+                view=buttons.post_view(view),
+                allowed_mentions=NO_PINGS,
+            )
+        except discord.HTTPException as e:  # 5xx too, once discord.py's retries are spent
+            raise DeliveryError(refusal(e)) from e
+        return message_ref(channel_id, message.id)
+
+    async def reveal(self, reveal: Reveal) -> None:
+        """Edits the closed post's message into its reveal. A message that is gone, or in a
+        channel the bot lost, is logged and left (the scheduler goes on either way)."""
+        if not await self._posts.reveal(reveal):
+            log.info("scheduled post %s: reveal not shown", reveal.view.post.id)
+
+    async def notify_failure(self, schedule: Schedule, reason: str) -> None:
+        """A DM to the admin who set the schedule, in their language. Best effort: people
+        may close their DMs to server members, and then only `schedule show` tells."""
+        admin = Actor(schedule.server_id, schedule.created_by)
+        locale = await self._quiz.ui_locale(admin)
+        said = text(
+            locale,
+            "discord.schedule_notify",
+            channel=channel_mention(schedule.channel_id),
+            reason=reason,
+        )
+        try:
+            dm = await self._client.create_dm(discord.Object(id=int(schedule.created_by)))
+            await dm.send(content=render.clip(said, render.CONTENT), allowed_mentions=NO_PINGS)
+        except discord.HTTPException as e:
+            log.info(
+                "could not DM user %s about schedule %s (%s)", schedule.created_by, schedule.id, e
+            )
