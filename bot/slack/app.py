@@ -39,6 +39,7 @@ from bot.storage.sql import store_engine
 from bot.storage.url import database_url
 
 log = logging.getLogger("quizbot.slack")
+BOLT_LOGGER = "quizbot.slack.bolt"
 COMMAND = "/quiz"
 
 
@@ -79,8 +80,10 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     # The token goes in as `token`, not inside a `client`: bolt reads SLACK_BOT_TOKEN from
     # os.environ whenever `token` is None, and warns that it is unused if a client came too.
     bolt = AsyncApp(
-        name="quizbot",
-        logger=logging.getLogger("quizbot.slack.bolt"),
+        # Bolt sets the level and handlers of the logger named after the app from `logger`
+        # on every request: named "quizbot", our own top-level logger would be reset.
+        name=BOLT_LOGGER,
+        logger=logging.getLogger(BOLT_LOGGER),
         signing_secret=secrets.slack_signing_secret or "",
         token=None if distribution else secrets.slack_bot_token,
         oauth_settings=distribution.settings if distribution else None,
