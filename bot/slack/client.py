@@ -1,30 +1,47 @@
-"""The Web API client: the configured base URL; retries on rate limits and lost connections."""
+"""The Web API client: the configured base URL, a timeout, and retries on rate limits, server
+errors, lost connections and calls that time out."""
 
 from __future__ import annotations
 
+from aiohttp import ClientOSError, ServerConnectionError, ServerDisconnectedError
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
 )
 from slack_sdk.web.async_client import AsyncWebClient
 
+TIMEOUT = 10
+"""Seconds a Web API call or a response_url post may take before it is given up and tried
+again (the SDK waits 30: a click's reply would be that late before its retry even starts)."""
+
 
 def retry_handlers() -> list[AsyncRetryHandler]:
-    """The SDK retries only connection errors by default; chat.update and chat.postMessage are
-    rate-limited per channel, so a 429 is waited out (Retry-After) and tried again."""
+    """The SDK retries only connection errors by default, and not a call that timed out:
+    chat.update and chat.postMessage are rate-limited per channel, so a 429 is waited out
+    (Retry-After); a 500 or 503, a dropped connection and a timeout are tried again."""
     return [
-        AsyncConnectionErrorRetryHandler(max_retry_count=2),
+        AsyncConnectionErrorRetryHandler(
+            max_retry_count=2,
+            error_types=[
+                ServerConnectionError,
+                ServerDisconnectedError,
+                ClientOSError,
+                TimeoutError,
+            ],
+        ),
         AsyncRateLimitErrorRetryHandler(max_retry_count=3),
+        AsyncServerErrorRetryHandler(max_retry_count=2),
     ]
 
 
 def configure(client: AsyncWebClient, api_url: str) -> AsyncWebClient:
-    """Points a client (bolt's own `app.client`, say) at `api_url` with our retry handlers.
-
-    Bolt copies both from `app.client` into the client of every request."""
+    """Points a client (bolt's own `app.client`, say) at `api_url` with our timeout and retry
+    handlers. Bolt copies all three from `app.client` into the client of every request."""
     client.base_url = api_url
     client.retry_handlers = retry_handlers()
+    client.timeout = TIMEOUT
     return client
 
 

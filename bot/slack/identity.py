@@ -36,9 +36,12 @@ def server_id(
 
 
 def actor_of(context: AsyncBoltContext, *, is_admin: bool = False) -> Actor | None:
-    """The Actor of a request; None when it names no workspace or no user (malformed)."""
-    server = server_id(context.team_id, context.enterprise_id, context.is_enterprise_install)
-    user = context.user_id
+    """The Actor of a request; None when it names no workspace or no user (malformed: bolt
+    takes the ids from the payload as they are, strings or not)."""
+    team, enterprise, user = context.team_id, context.enterprise_id, context.user_id
+    if not all(isinstance(v, str | None) for v in (team, enterprise, user)):
+        return None
+    server = server_id(team, enterprise, context.is_enterprise_install)
     if server is None or not user:
         return None
     return Actor(server_id=server, user_id=user, is_admin=is_admin)

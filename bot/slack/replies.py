@@ -16,10 +16,11 @@ from slack_sdk.webhook.async_client import AsyncWebhookClient
 from bot.core.actor import Actor
 from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
+from bot.core.store import StoreUnavailable
 from bot.locales import FALLBACK, text
 from bot.messages import error_text
+from bot.slack import client as web_api
 from bot.slack.blocks import Reply, text_reply
-from bot.slack.client import retry_handlers
 from bot.slack.posts import CannotPost
 
 log = logging.getLogger("quizbot.slack")
@@ -27,15 +28,19 @@ log = logging.getLogger("quizbot.slack")
 
 async def _send(respond: AsyncRespond | None, body: dict[str, Any]) -> bool:
     """Posts `body` to the request's response_url, retrying rate limits and dropped
-    connections (bolt's own `respond` retries neither); False if Slack did not take it."""
-    if respond is None or respond.response_url is None:
+    connections (bolt's own `respond` retries neither); False if Slack did not take it.
+
+    A payload's response_url is whatever JSON it carried: anything but a URL is no reply."""
+    url = respond.response_url if respond is not None else None
+    if respond is None or not isinstance(url, str) or not url.startswith(("https:", "http:")):
         log.warning("no response_url to reply to")
         return False
     client = AsyncWebhookClient(
-        url=respond.response_url,
+        url=url,
+        timeout=web_api.TIMEOUT,
         proxy=respond.proxy,
         ssl=respond.ssl,
-        retry_handlers=retry_handlers(),
+        retry_handlers=web_api.retry_handlers(),
     )
     response = await client.send_dict(body)
     if response.status_code != 200:
@@ -62,6 +67,8 @@ async def locale_of(quiz: Quiz, actor: Actor | None) -> str:
         return FALLBACK
     try:
         return await quiz.ui_locale(actor)
+    except StoreUnavailable:  # the caller is about to say "try again": no traceback per click
+        return FALLBACK
     except Exception:
         log.exception("could not read the language of %s", actor.user_id)
         return FALLBACK

@@ -1,0 +1,51 @@
+"""Slack's Web API and response_url failing once: a 429 with Retry-After, a 500, no answer
+within the client's timeout, a connection closed without an answer. The bot acknowledges
+in time regardless, and retries until the question is posted, the private reply is sent and
+the answered count is redrawn."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.reliability.conftest import (
+    FAULTS,
+    RIGHT,
+    LiveFactory,
+    Shot,
+    eventually,
+    reply_text,
+    send_click,
+)
+
+METHODS = ("chat.postMessage", "response_url", "chat.update")
+TIMEOUT = 1  # seconds the bot waits for Slack in this test (the fake hangs for 3)
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_each_slack_call_is_retried(
+    make_live: LiveFactory, monkeypatch: pytest.MonkeyPatch, fault: str
+) -> None:
+    monkeypatch.setattr("bot.slack.client.TIMEOUT", TIMEOUT)
+    live = await make_live()
+    fake = live.fake
+    fake.faults = {method: [fault] for method in METHODS}
+
+    post_id = await live.post()  # chat.postMessage: the fault, then the retry
+    assert live.command_elapsed < 3.0, f"/quiz post was acked after {live.command_elapsed:.2f}s"
+    click = await send_click(live.tester, post_id, Shot("U1", 0, "click"))
+    assert click.status == 200
+    assert click.elapsed < 3.0, f"the click was acked after {click.elapsed:.2f}s"
+    assert RIGHT in reply_text(await live.reply("click"))  # response_url: fault, then retry
+
+    async def redrawn() -> bool:
+        updates = fake.successful("chat.update")
+        return any("1 answered" in str(u.params.get("blocks")) for u in updates)
+
+    await eventually(redrawn)
+    retries = {m: fake.attempts[m] - 1 for m in METHODS}
+    print(f"\n{fault}: faults injected {len(fake.injected)}, retries seen by the fake {retries}")
+    assert sorted(fake.injected) == sorted((m, fault) for m in METHODS)
+    assert all(n >= 1 for n in retries.values()), retries
+    assert len(fake.successful("chat.postMessage")) == 1  # the question posted once
+    assert len(fake.replies("click")) == 1  # and the reply sent once
+    assert await live.app.store.answer_count(post_id) == 1
