@@ -1,4 +1,5 @@
-"""Events API de-duplication: Slack retries an event (X-Slack-Retry-Num) it thinks was lost.
+"""De-duplication: Slack retries an event (X-Slack-Retry-Num) it thinks was lost, and a
+signed request recorded on the way can be sent again (a replay).
 
 The seen event ids are kept in memory, bounded in count and age. That covers Slack's retries
 (within minutes) to one process; with several processes behind one URL a retry can reach
@@ -49,3 +50,38 @@ class SeenEvents(AsyncMiddleware):
         if isinstance(event_id, str) and not self.first_time(event_id):
             return BoltResponse(status=200, body="")
         return await next()
+
+
+class SeenSignatures:
+    """Replay protection for HTTP mode: a signed request that arrives again, byte for byte
+    (the same body, timestamp and signature), is not handled again.
+
+    Slack's signature covers the timestamp, and a timestamp more than `window` seconds from
+    now is refused, so a signature only needs remembering for that long. Kept in memory and
+    bounded (beyond `size` the oldest are forgotten early); with several processes behind
+    one URL a replay can reach another process, as a repeated event can.
+    """
+
+    def __init__(
+        self,
+        *,
+        window: float = 300.0,
+        size: int = 100_000,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._window = window
+        self._size = size
+        self._clock = clock
+        self._seen: OrderedDict[str, float] = OrderedDict()
+
+    def first_time(self, signature: str, timestamp: int) -> bool:
+        """True the first time a (valid) signature is seen, False for a replay."""
+        now = self._clock()
+        while self._seen and (
+            len(self._seen) >= self._size or next(iter(self._seen.values())) < now
+        ):
+            self._seen.popitem(last=False)
+        if signature in self._seen:
+            return False
+        self._seen[signature] = timestamp + self._window
+        return True
