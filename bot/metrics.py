@@ -19,8 +19,8 @@ class Metrics:
         self.registry = CollectorRegistry()
         self.clicks = Counter(
             "quizbot_clicks",
-            "Button clicks received, by platform and outcome "
-            "(new, duplicate, closed, stale, busy, error).",
+            "Button clicks received, by platform and outcome (new, duplicate, closed: an "
+            "answer; done: another button; stale, busy, refused, error).",
             ["platform", "outcome"],
             registry=self.registry,
         )

@@ -85,6 +85,12 @@ def parse_reset(value: object) -> int | None:
     return int(match[1]) if match else None
 
 
+def post_id_of(value: object) -> int | None:
+    """The post a button names (an answer or a language button), for the logs."""
+    parsed = parse_post(value) or parse_locale(value)
+    return parsed.post_id if parsed else None
+
+
 def well_formed(body: dict[str, object]) -> bool:
     """False for a block_actions payload bolt's matchers would choke on, or one that names
     no clicking user (bolt would then take `message.user`: the bot itself)."""

@@ -2,11 +2,13 @@
 
 Every listener acks first (Slack wants it within 3 s; bolt answers the HTTP request or the
 socket envelope as soon as `ack()` is called), then does its one core call in the background.
+Each click is then recorded (App.metrics and a log line), timed from its request's arrival.
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,8 +24,9 @@ from slack_bolt.response import BoltResponse
 from bot.app import App
 from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
+from bot.metrics import Metrics
 from bot.slack import actions
-from bot.slack.clicks import Click, Clicks
+from bot.slack.clicks import Click, Clicks, Handled, record
 from bot.slack.client import configure
 from bot.slack.commands import Commands, Handler, Request, parse
 from bot.slack.dedup import SeenEvents
@@ -32,7 +35,7 @@ from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
 from bot.slack.posts import Posts
-from bot.slack.replies import guarded
+from bot.slack.replies import BUG, guarded
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
 from bot.storage.sql import store_engine
@@ -49,6 +52,8 @@ class SlackBot:
     posts: Posts
     oauth: OAuth | None
     signing_secret: str
+    app: App | None = None
+    """The App it serves (HTTP mode's /healthz and /metrics read its store and metrics)."""
     delivery: SlackDelivery | None = None
     """The daily question's way onto Slack (`run_slack` registers it with the scheduler)."""
 
@@ -95,14 +100,14 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     token = None if distribution else secrets.slack_bot_token
     delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
     schedule = ScheduleCommands(app.schedules, delivery).run
-    _register(bolt, app.quiz, posts, Admins(settings.admins), schedule)
+    _register(bolt, app.quiz, posts, Admins(settings.admins), app.metrics, schedule)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
         bolt.event("app_uninstalled")(_single_token_revoked)
         bolt.event("tokens_revoked")(_single_token_revoked)
     signing_secret = secrets.slack_signing_secret or ""
-    return SlackBot(bolt, posts, distribution, signing_secret, delivery)
+    return SlackBot(bolt, posts, distribution, signing_secret, app=app, delivery=delivery)
 
 
 async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -114,7 +119,14 @@ async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext
     )
 
 
-ClickHandler = Callable[[Click], Awaitable[None]]
+ClickHandler = Callable[[Click], Awaitable[Handled]]
+
+
+def arrival(context: AsyncBoltContext) -> float:
+    """When the request arrived (`time.monotonic()`): HTTP mode notes it in the context as it
+    comes in; otherwise (Socket Mode) it is now."""
+    arrived = context.get("arrived")
+    return arrived if isinstance(arrived, float) else time.monotonic()
 
 
 class MalformedActions(AsyncMiddleware):
@@ -124,8 +136,9 @@ class MalformedActions(AsyncMiddleware):
     them) from the body before calling it, and that is what crashes.
     """
 
-    def __init__(self, quiz: Quiz) -> None:
+    def __init__(self, quiz: Quiz, metrics: Metrics) -> None:
         self._quiz = quiz
+        self._metrics = metrics
 
     async def async_process(
         self,
@@ -140,11 +153,20 @@ class MalformedActions(AsyncMiddleware):
         async def refuse() -> None:
             raise QuizError("stale_click")
 
-        await guarded(self._quiz, req.context.respond, actor_of(req.context), refuse)
+        arrived, actor = arrival(req.context), actor_of(req.context)
+        failure = await guarded(self._quiz, req.context.respond, actor, refuse)
+        record(self._metrics, actor, None, failure or BUG, arrived)
         return BoltResponse(status=200, body="")
 
 
-def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins, schedule: Handler) -> None:
+def _register(
+    bolt: AsyncApp,
+    quiz: Quiz,
+    posts: Posts,
+    admins: Admins,
+    metrics: Metrics,
+    schedule: Handler,
+) -> None:
     commands = Commands(quiz, posts, schedule)
     clicks = Clicks(quiz, posts)
 
@@ -163,7 +185,8 @@ def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins, schedule
             name = str(body.get("channel_name") or "")
             await commands.run(Request(who, channel, context.client, respond, name), cmd)
 
-        await guarded(quiz, respond, actor, work)
+        if await guarded(quiz, respond, actor, work) == BUG:
+            metrics.error("slack", "command")
 
     def on_click(handle: ClickHandler, *, admin: bool = False) -> Callable[..., Awaitable[None]]:
         async def listener(
@@ -173,15 +196,17 @@ def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins, schedule
             respond: AsyncRespond,
         ) -> None:
             await ack()
-            actor = actor_of(context)
+            arrived, actor = arrival(context), actor_of(context)
+            done: list[Handled] = []
 
             async def work() -> None:
                 if actor is None:
                     raise QuizError("stale_click")
                 who = await admins.check(context.client, actor) if admin else actor
-                await handle(Click(who, action.get("value"), context.client, respond))
+                done.append(await handle(Click(who, action.get("value"), context.client, respond)))
 
-            await guarded(quiz, respond, actor, work)
+            failure = await guarded(quiz, respond, actor, work)
+            record(metrics, actor, action.get("value"), failure or done[0], arrived)
 
         return listener
 
@@ -195,7 +220,7 @@ def _register(bolt: AsyncApp, quiz: Quiz, posts: Posts, admins: Admins, schedule
             log.exception("App Home for %s failed", actor.user_id)
 
     bolt.middleware(SeenEvents())
-    bolt.middleware(MalformedActions(quiz))
+    bolt.middleware(MalformedActions(quiz, metrics))
     bolt.command(COMMAND)(on_command)
     bolt.action(actions.ANSWER_IDS)(on_click(clicks.answer))
     bolt.action(actions.LOCALE)(on_click(clicks.switch_locale))

@@ -1,4 +1,4 @@
-"""HTTP mode: `/slack/events` (and the OAuth pages) on aiohttp.
+"""HTTP mode: `/slack/events` (and the OAuth pages) on aiohttp, with `/healthz` and `/metrics`.
 
 Every request to `/slack/events` is checked here before bolt sees it: a signature that is not
 Slack's over these exact bytes (or a timestamp more than five minutes off, or not a number)
@@ -9,6 +9,7 @@ the bot does not handle) is acknowledged with 200, so Slack does not retry it. N
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import logging
@@ -20,21 +21,31 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.request.async_request import AsyncBoltRequest
 
+from bot.app import App
+from bot.metrics import CONTENT_TYPE
 from bot.slack.app import SlackBot
 from bot.slack.dedup import SeenSignatures
 
 log = logging.getLogger("quizbot.slack")
 EVENTS_PATH = "/slack/events"
+HEALTH_PATH = "/healthz"
+METRICS_PATH = "/metrics"
+HEALTH_SECONDS = 3.0
+"""How long the health check waits for the database."""
 MAX_AGE = 300
 """Slack's limit on a request's age (and on its clock running ahead of ours), in seconds."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def web_app(bot: SlackBot, *, events: bool = True) -> web.Application:
-    """The aiohttp application: events (unless Socket Mode carries them) and OAuth pages."""
+    """The aiohttp application: events (unless Socket Mode carries them), the OAuth pages,
+    and the health check and metrics of the bot's App."""
     application = web.Application()
     if events:
         application.router.add_post(EVENTS_PATH, _events_handler(bot))
+    if bot.app is not None:
+        application.router.add_get(HEALTH_PATH, _health_handler(bot.app))
+        application.router.add_get(METRICS_PATH, _metrics_handler(bot.app))
     flow = bot.bolt.oauth_flow
     if flow is not None:
         application.router.add_get(flow.install_path, _oauth_handler(flow, install=True))
@@ -63,6 +74,7 @@ def _events_handler(bot: SlackBot) -> Handler:
     seen = SeenSignatures(window=MAX_AGE)
 
     async def handle(request: web.Request) -> web.StreamResponse:
+        arrived = time.monotonic()
         raw = await request.read()
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
@@ -74,6 +86,7 @@ def _events_handler(bot: SlackBot) -> Handler:
                 body=raw.decode("utf-8"),
                 query=request.query_string,
                 headers=dict(request.headers),
+                context={"arrived": arrived},
             )
         except Exception:
             log.warning("unparseable Slack request (signed)")
@@ -88,6 +101,28 @@ def _events_handler(bot: SlackBot) -> Handler:
         if response.status == 404:  # no listener for it: acknowledged, nothing done
             return web.Response(status=200)
         return await to_aiohttp_response(response)
+
+    return handle
+
+
+def _health_handler(app: App) -> Handler:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        """200 when the database answers a trivial query in time, else 503."""
+        try:
+            await asyncio.wait_for(app.store.get_meta("healthz"), HEALTH_SECONDS)
+            database = True
+        except Exception as error:
+            log.warning("health check: the database did not answer (%s)", type(error).__name__)
+            database = False
+        body = {"ok": database, "database": database}
+        return web.json_response(body, status=200 if database else 503)
+
+    return handle
+
+
+def _metrics_handler(app: App) -> Handler:
+    async def handle(request: web.Request) -> web.StreamResponse:
+        return web.Response(body=app.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
 
     return handle
 

@@ -82,24 +82,35 @@ def refusal_text(error: QuizError, locale: str) -> str:
     return message
 
 
+BUG = "bug"
+"""What `guarded` returns for an unexpected exception."""
+
+
 async def guarded(
     quiz: Quiz,
     respond: AsyncRespond | None,
     actor: Actor | None,
     work: Callable[[], Awaitable[None]],
-) -> None:
-    """Runs one request's work; a refusal or a failure becomes a private reply."""
+) -> str | None:
+    """Runs one request's work; a refusal or a failure becomes a private reply.
+
+    What went wrong: None when the work was done, else the refusal's key (`stale_click`,
+    `try_again`, ...; `cannot_post`), or `BUG`."""
     try:
         await work()
-        return
+        return None
     except QuizError as error:
+        failure = error.key
         message = refusal_text(error, await locale_of(quiz, actor))
     except CannotPost as error:
+        failure = "cannot_post"
         message = text(await locale_of(quiz, actor), error.hint)
     except Exception:
         log.exception("a Slack request failed")
+        failure = BUG
         message = text(await locale_of(quiz, actor), "error.generic")
     try:
         await private(respond, text_reply(message))
     except Exception:
         log.exception("the error reply could not be sent either")
+    return failure
