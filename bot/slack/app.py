@@ -175,6 +175,7 @@ def _register(
     ) -> None:
         await ack()
         cmd = parse(str(body.get("text") or ""))
+        metrics.command("slack", commands.metric_name(cmd))
         actor = actor_of(context)
         channel = body.get("channel_id")
 

@@ -97,6 +97,11 @@ class Commands:
             "help": self._help,
         }
 
+    def metric_name(self, cmd: Command) -> str:
+        """The subcommand as a metrics label: any word that is no subcommand is "unknown"
+        (a label per typo would grow the metric's series without bound)."""
+        return cmd.name if cmd.name in self._handlers else "unknown"
+
     async def run(self, req: Request, cmd: Command) -> None:
         await self._handlers.get(cmd.name, self._unknown)(req, cmd)
 

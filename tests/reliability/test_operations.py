@@ -113,3 +113,30 @@ async def test_healthz_is_503_while_postgresql_is_cut(
         assert back[0] == 200
     finally:
         await proxy.cut()
+
+
+async def test_metrics_count_slash_commands_by_subcommand(make_live: LiveFactory) -> None:
+    live = await make_live()
+    await live.post()
+    typed = ["leaderboard", "LeaderBoard week", "", "frobnicate now", "decks"]
+    sent = [await live.tester.command(text) for text in typed]
+    for each in sent:
+        assert each.status == 200
+        await live.reply(each.key)  # the command's work (and its count) is done
+
+    status, _, body = await live.get("/metrics")
+    assert status == 200
+    found = samples(body)
+    counted = {
+        name: value(found, "quizbot_commands_total", platform="slack", command=name)
+        for name in ("post", "leaderboard", "help", "decks", "unknown", "frobnicate")
+    }
+    print(f"\n/metrics after 6 slash commands: {counted}")
+    assert counted == {
+        "post": 1,
+        "leaderboard": 2,
+        "help": 1,
+        "decks": 1,
+        "unknown": 1,
+        "frobnicate": 0,
+    }
