@@ -7,6 +7,13 @@ messages posted and edited (a channel can be made forbidden, 403, or gone, 404),
 The gateway says HELLO, answers heartbeats, takes IDENTIFY (shard and
 intents recorded) and sends READY and, with the guilds intent, GUILD_CREATE per guild.
 
+Each IDENTIFY starts a session that outlives its connection, as Discord's does: every
+dispatch in it is kept by sequence number. A test can `drop()` the connection (cut the TCP
+connection, close it with 4000, send op 7 RECONNECT, or op 9 INVALID_SESSION, which ends the
+session); dispatches sent meanwhile queue in the session, and a RESUME (op 6, at READY's
+`resume_gateway_url`) with the session id and the client's last sequence gets the ones it
+missed, then RESUMED. Every connection and the ops it sent are recorded.
+
 Messages the bot creates are kept (channel ones and ephemeral ones alike) so a test can
 click their buttons with the payload Discord would send: the message as stored.
 """
@@ -14,13 +21,14 @@ click their buttons with the payload Discord would send: the message as stored.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Literal
 
 import discord
 from aiohttp import WSMsgType, web
@@ -37,6 +45,18 @@ BOT = {
 TOKEN = "fake-token"
 EPHEMERAL = 64
 GUILDS_INTENT = 1
+GATEWAY_PATH = "/gateway"
+RESUME_PATH = "/resume"
+"""READY's `resume_gateway_url` points here: a client that resumes shows it read READY."""
+HEARTBEAT, IDENTIFY, RESUME, RECONNECT, INVALID_SESSION = 1, 2, 6, 7, 9
+RESUMABLE_CLOSE = 4000
+"""Discord's "unknown error" close code: the client should reconnect and resume."""
+
+Drop = Literal["abort", "close", "reconnect", "invalidate"]
+"""How `FakeDiscord.drop` ends a connection: "abort" cuts it without a close frame; "close"
+closes it with code 4000; "reconnect" sends op 7 RECONNECT (the client closes and resumes);
+"invalidate" sends op 9 INVALID_SESSION with d=false and ends the session (the client must
+IDENTIFY again)."""
 
 
 def as_json(data: Any, status: int = 200) -> web.Response:
@@ -65,6 +85,37 @@ class Call:
     query: dict[str, str]
     body: Any
     at: float
+
+
+@dataclass
+class GatewaySession:
+    """One shard's session, as Discord keeps it across connections."""
+
+    id: str
+    shard_id: int
+    dispatches: list[dict[str, Any]] = field(default_factory=list)
+    """Every dispatch (op 0) frame of the session in order: frame `s` is at index `s - 1`."""
+    ws: web.WebSocketResponse | None = None
+    """The connection it is live on; None while the client is away (dispatches queue)."""
+
+    @property
+    def seq(self) -> int:
+        return len(self.dispatches)
+
+
+@dataclass
+class Connection:
+    """One websocket connection to the gateway: where it came, and the ops it sent."""
+
+    path: str
+    ws: web.WebSocketResponse
+    transport: asyncio.Transport | None
+    ops: list[int] = field(default_factory=list)
+
+    @property
+    def opened_with(self) -> int | None:
+        """The first op other than a heartbeat: IDENTIFY (2) or RESUME (6)."""
+        return next((op for op in self.ops if op != HEARTBEAT), None)
 
 
 @dataclass
@@ -100,7 +151,17 @@ class FakeDiscord:
         """DM channel id -> the user it is with."""
         self.command_puts: list[tuple[str | None, list[dict[str, Any]]]] = []
         self.identifies: list[dict[str, Any]] = []
+        self.resumes: list[dict[str, Any]] = []
+        """The `d` of every RESUME received, valid or not."""
+        self.replayed: list[int] = []
+        """For each accepted RESUME, how many missed dispatches it was sent."""
+        self.connections: list[Connection] = []
+        self.drops: list[tuple[int, Drop]] = []
+        """(shard, how) for each `drop()`."""
         self.sessions: dict[int, web.WebSocketResponse] = {}
+        """Shard -> the connection its session is live on (none while it is away)."""
+        self.gateway_sessions: dict[int, GatewaySession] = {}
+        """Shard -> its current session (from its last IDENTIFY, until invalidated)."""
         self.shard_count = 1
         self.forbidden_channels: set[str] = set()
         """Channels the bot cannot see: REST calls on them get Discord's 403 Missing Access."""
@@ -112,7 +173,6 @@ class FakeDiscord:
         """How many of the next message responses (types 4 and 5) get a 400, as Discord
         answers a body it will not take."""
         self._ids = itertools.count(1)
-        self._seq = itertools.count(2)
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.url = ""
@@ -140,7 +200,8 @@ class FakeDiscord:
         app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self._edit_channel)
         app.router.add_post(f"{api}/channels/{{channel}}/messages", self._post_channel)
         app.router.add_post(f"{api}/users/@me/channels", self._open_dm)
-        app.router.add_get("/gateway", self._gateway)
+        app.router.add_get(GATEWAY_PATH, self._gateway)
+        app.router.add_get(RESUME_PATH, self._gateway)
         self._runner = web.AppRunner(app)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -154,7 +215,11 @@ class FakeDiscord:
 
     @property
     def gateway_url(self) -> str:
-        return f"ws://127.0.0.1:{self.url.rsplit(':', 1)[1]}/gateway"
+        return f"ws://127.0.0.1:{self.url.rsplit(':', 1)[1]}{GATEWAY_PATH}"
+
+    @property
+    def resume_gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.url.rsplit(':', 1)[1]}{RESUME_PATH}"
 
     async def stop(self) -> None:
         for ws in list(self.sessions.values()):
@@ -176,7 +241,7 @@ class FakeDiscord:
 
     @web.middleware
     async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        if request.path != "/gateway":
+        if request.path not in (GATEWAY_PATH, RESUME_PATH):
             raw = await request.read()
             body = json.loads(raw) if raw and request.content_type == "application/json" else None
             self.calls.append(
@@ -191,65 +256,135 @@ class FakeDiscord:
     async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
+        connection = Connection(request.path, ws, request.transport)
+        self.connections.append(connection)
         await ws.send_json({"op": 10, "d": {"heartbeat_interval": 41250}, "s": None, "t": None})
-        shard: int | None = None
+        session: GatewaySession | None = None
         async for msg in ws:
             if msg.type is not WSMsgType.TEXT:
                 continue
             frame = json.loads(msg.data)
-            if frame["op"] == 1:
+            connection.ops.append(frame["op"])
+            if frame["op"] == HEARTBEAT:
                 await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
-            elif frame["op"] == 2:
-                identify = frame["d"]
-                self.identifies.append(identify)
-                shard_id, self.shard_count = identify.get("shard", [0, 1])
-                shard = shard_id
-                self.sessions[shard_id] = ws
-                await self._ready(ws, shard_id, identify["intents"])
-                await self._changed_now()
-        if shard is not None and self.sessions.get(shard) is ws:
-            del self.sessions[shard]
+                continue
+            if frame["op"] == IDENTIFY:
+                session = await self._identify(ws, frame["d"])
+            elif frame["op"] == RESUME:
+                session = await self._resume(ws, frame["d"])
+            await self._changed_now()
+        if session is not None and session.ws is ws:
+            session.ws = None
+        if session is not None and self.sessions.get(session.shard_id) is ws:
+            del self.sessions[session.shard_id]
+        await self._changed_now()
         return ws
+
+    async def _identify(
+        self, ws: web.WebSocketResponse, identify: dict[str, Any]
+    ) -> GatewaySession:
+        self.identifies.append(identify)
+        shard_id, self.shard_count = identify.get("shard", [0, 1])
+        session = GatewaySession(f"session-{shard_id}-{len(self.identifies)}", shard_id, ws=ws)
+        self.gateway_sessions[shard_id] = session
+        self.sessions[shard_id] = ws
+        await self._ready(session, identify["intents"])
+        return session
+
+    async def _resume(
+        self, ws: web.WebSocketResponse, resume: dict[str, Any]
+    ) -> GatewaySession | None:
+        """Replays what the client missed (dispatches after its `seq`), then RESUMED; an
+        unknown session or a sequence the session never reached gets op 9 (not resumable)."""
+        self.resumes.append(resume)
+        session = next(
+            (s for s in self.gateway_sessions.values() if s.id == resume.get("session_id")), None
+        )
+        seq = resume.get("seq")
+        if (
+            session is None
+            or resume.get("token") != TOKEN
+            or not isinstance(seq, int)
+            or not 0 <= seq <= session.seq
+        ):
+            await ws.send_json({"op": INVALID_SESSION, "d": False, "s": None, "t": None})
+            return None
+        sent = seq
+        while sent < session.seq:  # dispatches queued while this runs go out here too
+            await ws.send_json(session.dispatches[sent])
+            sent += 1
+        self.replayed.append(sent - seq)
+        session.ws = ws
+        self.sessions[session.shard_id] = ws
+        await self._emit(session, "RESUMED", {})
+        return session
 
     def _guilds_of(self, shard_id: int) -> list[int]:
         return [g for g in self.guilds if (g >> 22) % self.shard_count == shard_id]
 
-    async def _ready(self, ws: web.WebSocketResponse, shard_id: int, intents: int) -> None:
+    async def _ready(self, session: GatewaySession, intents: int) -> None:
+        shard_id = session.shard_id
         guilds = self._guilds_of(shard_id)
-        await ws.send_json(
-            {
-                "op": 0,
-                "t": "READY",
-                "s": 1,
-                "d": {
-                    "v": 10,
-                    "user": BOT,
-                    "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
-                    "session_id": f"session-{shard_id}",
-                    "resume_gateway_url": self.gateway_url,
-                    "application": {"id": str(APP_ID), "flags": 0},
-                    "shard": [shard_id, self.shard_count],
-                },
-            }
-        )
+        ready = {
+            "v": 10,
+            "user": BOT,
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
+            "session_id": session.id,
+            "resume_gateway_url": self.resume_gateway_url,
+            "application": {"id": str(APP_ID), "flags": 0},
+            "shard": [shard_id, self.shard_count],
+        }
+        await self._emit(session, "READY", ready)
         if intents & GUILDS_INTENT:
             for g in guilds:
-                await self._send(ws, "GUILD_CREATE", guild(g))
+                await self._emit(session, "GUILD_CREATE", guild(g))
 
-    async def _send(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
-        await ws.send_json({"op": 0, "t": event, "s": next(self._seq), "d": data})
+    async def _emit(self, session: GatewaySession, event: str, data: dict[str, Any]) -> None:
+        """Adds a dispatch to the session and sends it if the session is live. One sent on a
+        connection that is going is not lost: it is replayed if the client resumes."""
+        frame = {"op": 0, "t": event, "s": session.seq + 1, "d": data}
+        session.dispatches.append(frame)
+        if session.ws is not None:
+            with contextlib.suppress(ConnectionResetError):
+                await session.ws.send_json(frame)
 
     def connected(self, shard_id: int = 0) -> bool:
         return shard_id in self.sessions
 
+    async def drop(self, how: Drop = "abort", shard_id: int = 0) -> GatewaySession:
+        """Ends the shard's live connection `how`; from now on its dispatches queue in the
+        session (or, after "invalidate", the shard has no session until it IDENTIFYs)."""
+        session = self.gateway_sessions[shard_id]
+        ws = session.ws
+        assert ws is not None, f"shard {shard_id} is not connected"
+        session.ws = None
+        del self.sessions[shard_id]
+        self.drops.append((shard_id, how))
+        if how == "abort":
+            transport = next(c.transport for c in self.connections if c.ws is ws)
+            assert transport is not None
+            transport.abort()
+        elif how == "close":
+            await ws.close(code=RESUMABLE_CLOSE, message=b"unknown error")
+        elif how == "reconnect":
+            await ws.send_json({"op": RECONNECT, "d": None, "s": None, "t": None})
+        else:
+            del self.gateway_sessions[shard_id]
+            await ws.send_json({"op": INVALID_SESSION, "d": False, "s": None, "t": None})
+        await self._changed_now()
+        return session
+
     async def dispatch_interaction(self, payload: dict[str, Any]) -> Interaction:
-        """Sends INTERACTION_CREATE on the shard of its guild; Discord's clock starts now."""
+        """Sends INTERACTION_CREATE on the shard of its guild (queued in its session while
+        the client is away); Discord's clock starts now."""
         shard_id = (
             (int(payload["guild_id"]) >> 22) % self.shard_count if "guild_id" in payload else 0
         )
+        session = self.gateway_sessions.get(shard_id)
+        assert session is not None, f"shard {shard_id} has no session: nothing would arrive"
         record = Interaction(payload["id"], payload["token"], payload, time.monotonic())
         self.interactions[payload["token"]] = record
-        await self._send(self.sessions[shard_id], "INTERACTION_CREATE", payload)
+        await self._emit(session, "INTERACTION_CREATE", payload)
         return record
 
     # REST ------------------------------------------------------------------
