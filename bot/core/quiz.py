@@ -22,6 +22,7 @@ from bot.core.stats import Stats
 from bot.core.store import (
     AnswerStatus,
     NewPost,
+    Player,
     PostRecord,
     QuizStore,
     RunRecord,
@@ -80,7 +81,7 @@ class Quiz:
         if mine in deck.locales:
             return mine
         server = server or await self.store.server(actor.server_id)
-        return deck.locale_or_default(server.locale)
+        return _deck_locale(actor, deck, mine, server)
 
     async def ui_locale(self, actor: Actor) -> str:
         """Language for replies that belong to no deck (help, leaderboard, errors)."""
@@ -183,7 +184,7 @@ class Quiz:
             choice == view.question.answer,
             self.clock.now(),
         )
-        return await self._answer_result(actor, view, outcome.status, outcome.choice)
+        return self._answer_result(actor, view, outcome.status, outcome.choice, outcome.player)
 
     async def my_answer(
         self, actor: Actor, post_id: int, locale: str | None = None
@@ -193,29 +194,29 @@ class Quiz:
         choice = await self.store.post_answer_of(post_id, actor.user_id)
         if choice is None:
             raise QuizError("not_answered")
-        result = await self._answer_result(actor, view, AnswerStatus.DUPLICATE, choice, locale)
+        player = await self.store.player(actor.server_id, actor.user_id)
+        result = self._answer_result(actor, view, AnswerStatus.DUPLICATE, choice, player, locale)
         return replace(result, replay=True)
 
-    async def _answer_result(
+    def _answer_result(
         self,
         actor: Actor,
         view: PostView,
         status: AnswerStatus,
         choice: int | None,
+        player: Player,
         locale: str | None = None,
     ) -> AnswerResult:
-        server = await self.store.server(actor.server_id)
         reply = view.deck.locale_or_default(locale) if locale else None
-        reply = reply or await self.reply_locale(actor, view.deck, server)
-        totals = await self.store.totals(actor.server_id, server.season, actor.user_id)
+        reply = reply or _deck_locale(actor, view.deck, player.locale, player.server)
         return AnswerResult(
             status=status,
             view=view,
             choice=choice,
             locale=reply,
             other_locale=view.deck.other_locale(reply),
-            totals=totals,
-            streak=await self.store.streak(actor.server_id, actor.user_id),
+            totals=player.totals,
+            streak=player.streak,
         )
 
     async def close(
@@ -399,3 +400,13 @@ class Quiz:
     def _require_admin(actor: Actor) -> None:
         if not actor.is_admin:
             raise QuizError("admin_only")
+
+
+def _deck_locale(actor: Actor, deck: Deck, mine: str | None, server: ServerSettings) -> str:
+    """The platform's language for the user, else their setting, else the server's, else
+    the deck's first: one the deck has."""
+    if actor.locale in deck.locales:
+        return actor.locale
+    if mine in deck.locales:
+        return mine
+    return deck.locale_or_default(server.locale)

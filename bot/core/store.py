@@ -87,6 +87,8 @@ class PostAnswerOutcome:
     status: AnswerStatus
     choice: int | None
     """The choice that stands: the new one, or the earlier one for a DUPLICATE."""
+    player: Player
+    """The person who clicked, as their reply shows them, read in the same transaction."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +133,19 @@ class Totals:
     answered: int = 0
     correct: int = 0
     points: int = 0
+
+
+@dataclass(frozen=True)
+class Player:
+    """What a private reply to a click shows about the person who clicked: read together,
+    since a burst of clicks makes every round trip count."""
+
+    server: ServerSettings
+    locale: str | None
+    """Their own language setting, if any."""
+    totals: Totals
+    """In the server's current season."""
+    streak: int
 
 
 @dataclass(frozen=True)
@@ -207,6 +222,10 @@ class QuizStore(Protocol):
         ...
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None: ...
+
+    async def player(self, server_id: str, user_id: str) -> Player:
+        """The server's settings, the user's language, totals and streak, in one read."""
+        ...
 
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None: ...
 

@@ -12,10 +12,8 @@ busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
 
 from __future__ import annotations
 
-import asyncio
 import re
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -25,10 +23,14 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
     ColumnElement,
+    Engine,
+    Executable,
     FromClause,
     Row,
+    Select,
     Subquery,
     Table,
+    bindparam,
     case,
     event,
     func,
@@ -38,7 +40,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from bot.core.leaderboard import answer_keys
@@ -48,6 +50,7 @@ from bot.core.store import (
     EnabledSchedule,
     NewPost,
     NewSchedule,
+    Player,
     PostAnswerOutcome,
     PostRecord,
     RunAnswerOutcome,
@@ -77,13 +80,10 @@ from bot.storage.tables import (
     standings,
     user_settings,
 )
+from bot.storage.transactions import READ, WRITE, Transactions, sqlite_twin
 from bot.storage.url import database_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-_WRITE = "quizbot_write"
-"""Execution option marking a write transaction (BEGIN IMMEDIATE on SQLite)."""
-_READ = "quizbot_read"
-"""Execution option marking a store read: one statement, no BEGIN on SQLite."""
 _MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -107,15 +107,19 @@ def store_engine(url: str, *, schema: str | None = None) -> AsyncEngine:
         connect_args["server_settings"] = {"search_path": schema}
     if url.startswith("sqlite"):
         engine = create_async_engine(url, connect_args=connect_args)
-        _tune_sqlite(engine)
+        _tune_sqlite(engine.sync_engine)
     else:
         # The bot runs for weeks: a pooled connection may have been dropped by a restart.
         engine = create_async_engine(
             url, connect_args={"timeout": 5, **connect_args}, pool_pre_ping=True
         )
-    event.listen(engine.sync_engine, "handle_error", _unavailable)
-    event.listen(engine.sync_engine, "do_connect", _connect)
+    _listen(engine.sync_engine)
     return engine
+
+
+def _listen(engine: Engine) -> None:
+    event.listen(engine, "handle_error", _unavailable)
+    event.listen(engine, "do_connect", _connect)
 
 
 def _connect(dialect: Dialect, _record: object, cargs: Any, cparams: Any) -> Any:
@@ -154,11 +158,11 @@ _DISCONNECTS = frozenset(
 )
 
 
-def _tune_sqlite(engine: AsyncEngine) -> None:
+def _tune_sqlite(engine: Engine) -> None:
     """WAL (readers never block the writer), a busy wait, enforced foreign keys, and our own
     BEGIN: pysqlite's is disabled (isolation_level=None) so we can say IMMEDIATE."""
 
-    @event.listens_for(engine.sync_engine, "connect")
+    @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
@@ -170,12 +174,12 @@ def _tune_sqlite(engine: AsyncEngine) -> None:
         finally:
             cursor.close()
 
-    @event.listens_for(engine.sync_engine, "begin")
+    @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
         options = connection.get_execution_options()
-        if options.get(_WRITE, False):
+        if options.get(WRITE, False):
             connection.exec_driver_sql("BEGIN IMMEDIATE")
-        elif not options.get(_READ, False):
+        elif not options.get(READ, False):
             connection.exec_driver_sql("BEGIN")
         # A store read is one statement: in autocommit it sees one snapshot all the same,
         # and saves the BEGIN's round trips to the driver's thread.
@@ -204,7 +208,7 @@ async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
 async def _migrate(engine: AsyncEngine) -> None:
     """Runs Alembic in one write transaction on `engine`, so two processes starting at once
     migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
-    async with engine.execution_options(**{_WRITE: True}).begin() as connection:
+    async with engine.execution_options(**{WRITE: True}).begin() as connection:
         if connection.dialect.name == "postgresql":
             await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
         await connection.run_sync(_alembic_upgrade)
@@ -217,16 +221,22 @@ def _alembic_upgrade(connection: Connection) -> None:
 
 
 class SqlStore:
-    """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
+    """The quiz's state in SQL. Build it with `open_store`; `close` when done.
+
+    Each method builds its statements here and runs them as one function of a sync
+    connection (see `bot.storage.transactions`): one transaction, one hop.
+    """
 
     def __init__(self, engine: AsyncEngine) -> None:
         name = engine.dialect.name
         if name not in ("sqlite", "postgresql"):
             raise ValueError(f"unsupported database {name!r}")
-        self._engine = engine
-        self._writer = engine.execution_options(**{_WRITE: True})
-        self._readers = engine.execution_options(**{_READ: True})
-        self._write_lock = asyncio.Lock() if name == "sqlite" else None
+        twin = None
+        if name == "sqlite":
+            twin = sqlite_twin(engine)
+            _tune_sqlite(twin)
+            _listen(twin)
+        self._tx = Transactions(engine, twin)
         self._insert: Callable[[Table], Insert] = (
             sqlite.insert if name == "sqlite" else postgresql.insert
         )
@@ -241,37 +251,47 @@ class SqlStore:
         )
         """One statement, built once and run for the six rows (a multi-row VALUES would be
         compiled afresh for every answer)."""
+        self._new_post_answer = (
+            self._insert(answers)
+            .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
+            .returning(answers.c.id)
+        )
 
     async def close(self) -> None:
-        await self._engine.dispose()
+        await self._tx.close()
 
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        """A write transaction. On SQLite this process's writers also queue on a lock of
-        its own: the database lock admits one writer anyway, and a writer that waits in
-        SQLite's busy handler sleeps in steps of milliseconds after the lock is free."""
-        if self._write_lock is None:
-            async with self._writer.begin() as conn:
-                yield conn
-            return
-        async with self._write_lock, self._writer.begin() as conn:
-            yield conn
+    async def _one(self, stmt: Executable, *, write: bool = False) -> AnyRow | None:
+        """The first row of one statement."""
 
-    def _reader(self) -> AbstractAsyncContextManager[AsyncConnection]:
-        return self._readers.connect()
+        def run(conn: Connection) -> AnyRow | None:
+            return conn.execute(stmt).first()
+
+        return await (self._tx.write(run) if write else self._tx.read(run))
+
+    async def _all(self, stmt: Executable) -> Sequence[AnyRow]:
+        def run(conn: Connection) -> Sequence[AnyRow]:
+            return conn.execute(stmt).all()
+
+        return await self._tx.read(run)
+
+    async def _scalar(self, stmt: Executable) -> Any:
+        def run(conn: Connection) -> Any:
+            return conn.scalar(stmt)
+
+        return await self._tx.read(run)
+
+    async def _exec(self, stmt: Executable) -> None:
+        """One write statement, its result unread."""
+
+        def run(conn: Connection) -> None:
+            conn.execute(stmt)
+
+        await self._tx.write(run)
 
     # Servers and users
 
     async def server(self, server_id: str) -> ServerSettings:
-        async with self._reader() as conn:
-            row = (
-                await conn.execute(select(servers).where(servers.c.server_id == server_id))
-            ).first()
-        if row is None:
-            return ServerSettings(server_id=server_id)
-        return ServerSettings(
-            server_id=row.server_id, locale=row.locale, timezone=row.timezone, season=row.season
-        )
+        return _server(server_id, await self._one(_SERVER.params(server_id=server_id)))
 
     async def set_server_locale(self, server_id: str, locale: str | None) -> None:
         await self._upsert(servers, {"server_id": server_id}, {"locale": locale})
@@ -296,25 +316,25 @@ class SqlStore:
                 .where(servers.c.server_id == server_id, servers.c.season == after)
                 .values(season=after + 1, season_started_at=at)
             )
-        async with self._write() as conn:
-            season: int | None = (
-                await conn.execute(stmt.returning(servers.c.season))
-            ).scalar_one_or_none()
-        return season
+        row = await self._one(stmt.returning(servers.c.season), write=True)
+        return None if row is None else int(row.season)
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None:
-        async with self._reader() as conn:
-            locale: str | None = await conn.scalar(
-                select(user_settings.c.locale).where(
-                    user_settings.c.server_id == server_id, user_settings.c.user_id == user_id
-                )
-            )
+        locale: str | None = await self._scalar(
+            _USER_LOCALE.params(server_id=server_id, user_id=user_id)
+        )
         return locale
 
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None:
         await self._upsert(
             user_settings, {"server_id": server_id, "user_id": user_id}, {"locale": locale}
         )
+
+    async def player(self, server_id: str, user_id: str) -> Player:
+        def read(conn: Connection) -> Player:
+            return _player(conn, server_id, user_id)
+
+        return await self._tx.read(read, snapshot=True)
 
     # Posts
 
@@ -335,13 +355,12 @@ class SqlStore:
             )
             .returning(*posts.c)
         )
-        async with self._write() as conn:
-            row = (await conn.execute(stmt)).one()
+        row = await self._one(stmt, write=True)
+        assert row is not None
         return _post(row)
 
     async def post(self, post_id: int) -> PostRecord | None:
-        async with self._reader() as conn:
-            row = (await conn.execute(select(posts).where(posts.c.id == post_id))).first()
+        row = await self._one(select(posts).where(posts.c.id == post_id))
         return None if row is None else _post(row)
 
     async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
@@ -355,15 +374,11 @@ class SqlStore:
             .order_by(posts.c.opened_at.desc(), posts.c.id.desc())
             .limit(1)
         )
-        async with self._reader() as conn:
-            row = (await conn.execute(stmt)).first()
+        row = await self._one(stmt)
         return None if row is None else _post(row)
 
     async def set_post_message(self, post_id: int, message_ref: str) -> None:
-        async with self._write() as conn:
-            await conn.execute(
-                update(posts).where(posts.c.id == post_id).values(message_ref=message_ref)
-            )
+        await self._exec(update(posts).where(posts.c.id == post_id).values(message_ref=message_ref))
 
     async def close_post(self, post_id: int, at: datetime) -> bool:
         stmt = (
@@ -372,8 +387,7 @@ class SqlStore:
             .values(closed_at=at)
             .returning(posts.c.id)
         )
-        async with self._write() as conn:
-            return (await conn.execute(stmt)).first() is not None
+        return await self._one(stmt, write=True) is not None
 
     async def record_post_answer(
         self, post: PostRecord, user_id: str, choice: int, correct: bool, at: datetime
@@ -384,85 +398,67 @@ class SqlStore:
         The post row is read FOR SHARE (PostgreSQL), so an answer and a close cannot
         interleave: an answer stored is always in the closing tally.
         """
-        async with self._write() as conn:
-            target = (
-                await conn.execute(
-                    select(
-                        posts.c.server_id,
-                        posts.c.season,
-                        posts.c.deck_id,
-                        posts.c.question_id,
-                        posts.c.closed_at,
-                        servers.c.timezone,
-                    )
-                    .select_from(
-                        posts.outerjoin(servers, servers.c.server_id == posts.c.server_id)
-                    )
-                    .where(posts.c.id == post.id)
-                    .with_for_update(read=True, of=posts)
-                )
-            ).first()
+
+        def write(conn: Connection) -> PostAnswerOutcome:
+            status, stands = answer(conn)
+            return PostAnswerOutcome(status, stands, _player(conn, post.server_id, user_id))
+
+        def answer(conn: Connection) -> tuple[AnswerStatus, int | None]:
+            target = conn.execute(_POST_TARGET, {"post_id": post.id}).first()
             if target is None or target.closed_at is not None:
-                return PostAnswerOutcome(
-                    AnswerStatus.CLOSED, await _post_choice(conn, post.id, user_id)
-                )
-            stmt = (
-                self._insert(answers)
-                .values(
-                    server_id=target.server_id,
-                    season=target.season,
-                    user_id=user_id,
-                    deck_id=target.deck_id,
-                    question_id=target.question_id,
-                    post_id=post.id,
-                    choice=choice,
-                    correct=correct,
-                    points=1 if correct else 0,
-                    answered_at=at,
-                )
-                .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
-                .returning(answers.c.id)
-            )
-            if (await conn.execute(stmt)).first() is not None:
+                return AnswerStatus.CLOSED, _post_choice(conn, post.id, user_id)
+            row = {
+                "server_id": target.server_id,
+                "season": target.season,
+                "user_id": user_id,
+                "deck_id": target.deck_id,
+                "question_id": target.question_id,
+                "post_id": post.id,
+                "choice": choice,
+                "correct": correct,
+                "points": 1 if correct else 0,
+                "answered_at": at,
+            }
+            if conn.execute(self._new_post_answer, row).first() is not None:
                 if correct:
-                    await self._add_points(
+                    self._add_points(
                         conn,
                         _Scored(target.server_id, target.season, target.deck_id, user_id, 1, at),
                         target.timezone or "UTC",
                     )
-                return PostAnswerOutcome(AnswerStatus.NEW, choice)
-            return PostAnswerOutcome(
-                AnswerStatus.DUPLICATE, await _post_choice(conn, post.id, user_id)
-            )
+                return AnswerStatus.NEW, choice
+            return AnswerStatus.DUPLICATE, _post_choice(conn, post.id, user_id)
+
+        return await self._tx.write(write)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
-        async with self._reader() as conn:
-            return await _post_choice(conn, post_id, user_id)
+        def read(conn: Connection) -> int | None:
+            return _post_choice(conn, post_id, user_id)
+
+        return await self._tx.read(read)
 
     async def tally(self, post_id: int) -> dict[int, int]:
         """Only choices someone picked appear; a reveal reads the others as 0."""
-        async with self._reader() as conn:
-            counts = await conn.execute(
-                select(answers.c.choice, func.count())
-                .where(answers.c.post_id == post_id)
-                .group_by(answers.c.choice)
-            )
-            return {choice: count for choice, count in counts}
+        counts = await self._all(
+            select(answers.c.choice, func.count())
+            .where(answers.c.post_id == post_id)
+            .group_by(answers.c.choice)
+        )
+        return {choice: count for choice, count in counts}
 
     async def answer_count(self, post_id: int) -> int:
-        async with self._reader() as conn:
-            count: int = (
-                await conn.execute(
-                    select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
-                )
-            ).scalar_one()
+        count: int = await self._scalar(
+            select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
+        )
         return count
 
     # Runs
 
     async def active_run(self, server_id: str, user_id: str, deck_id: str) -> RunRecord | None:
-        async with self._reader() as conn:
-            return await _active_run(conn, server_id, user_id, deck_id)
+        def read(conn: Connection) -> RunRecord | None:
+            return _active_run(conn, server_id, user_id, deck_id)
+
+        return await self._tx.read(read)
 
     async def start_run(
         self, server_id: str, user_id: str, deck_id: str, season: int, at: datetime
@@ -478,29 +474,30 @@ class SqlStore:
             .on_conflict_do_nothing(index_elements=RUN_ACTIVE_KEY, index_where=RUN_ACTIVE_WHERE)
             .returning(*runs.c)
         )
-        async with self._write() as conn:
+
+        def write(conn: Connection) -> RunRecord:
             for _ in range(3):
-                row = (await conn.execute(stmt)).first()
+                row = conn.execute(stmt).first()
                 if row is not None:
                     return _run(row)
-                active = await _active_run(conn, server_id, user_id, deck_id)
+                active = _active_run(conn, server_id, user_id, deck_id)
                 if active is not None:
                     return active
-        raise RuntimeError(f"could not start a run for {server_id}/{user_id}/{deck_id}")
+            raise RuntimeError(f"could not start a run for {server_id}/{user_id}/{deck_id}")
+
+        return await self._tx.write(write)
 
     async def run(self, run_id: int) -> RunRecord | None:
-        async with self._reader() as conn:
-            row = (await conn.execute(select(runs).where(runs.c.id == run_id))).first()
+        row = await self._one(select(runs).where(runs.c.id == run_id))
         return None if row is None else _run(row)
 
     async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]:
-        async with self._reader() as conn:
-            rows = await conn.execute(
-                _RUN_ANSWER.where(answers.c.run_id == run_id).order_by(
-                    answers.c.answered_at, answers.c.id
-                )
+        rows = await self._all(
+            _RUN_ANSWER.where(answers.c.run_id == run_id).order_by(
+                answers.c.answered_at, answers.c.id
             )
-            return [_run_answer(row) for row in rows]
+        )
+        return [_run_answer(row) for row in rows]
 
     async def record_run_answer(
         self, run: RunRecord, question_id: str, choice: int, correct: bool, at: datetime
@@ -520,36 +517,33 @@ class SqlStore:
             .on_conflict_do_nothing()
             .returning(first_meetings.c.met_at)
         )
-        async with self._write() as conn:
-            first = (await conn.execute(meeting)).first() is not None
+
+        def write(conn: Connection) -> RunAnswerOutcome:
+            first = conn.execute(meeting).first() is not None
             points = 1 if correct and first else 0
-            stored = (
-                await conn.execute(
-                    self._insert(answers)
-                    .values(
-                        server_id=run.server_id,
-                        season=run.season,
-                        user_id=run.user_id,
-                        deck_id=run.deck_id,
-                        question_id=question_id,
-                        run_id=run.id,
-                        choice=choice,
-                        correct=correct,
-                        points=points,
-                        answered_at=at,
-                    )
-                    .on_conflict_do_nothing(
-                        index_elements=[answers.c.run_id, answers.c.question_id]
-                    )
-                    .returning(answers.c.id)
+            stored = conn.execute(
+                self._insert(answers)
+                .values(
+                    server_id=run.server_id,
+                    season=run.season,
+                    user_id=run.user_id,
+                    deck_id=run.deck_id,
+                    question_id=question_id,
+                    run_id=run.id,
+                    choice=choice,
+                    correct=correct,
+                    points=points,
+                    answered_at=at,
                 )
+                .on_conflict_do_nothing(index_elements=[answers.c.run_id, answers.c.question_id])
+                .returning(answers.c.id)
             ).first()
             if stored is not None:
                 if points > 0:
-                    zone = await conn.scalar(
+                    zone = conn.scalar(
                         select(servers.c.timezone).where(servers.c.server_id == run.server_id)
                     )
-                    await self._add_points(
+                    self._add_points(
                         conn,
                         _Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at),
                         zone or "UTC",
@@ -559,26 +553,23 @@ class SqlStore:
                 )
             # A repeat in this run: its first answer already claimed the meeting, so the
             # claim above changed nothing.
-            row = (
-                await conn.execute(
-                    _RUN_ANSWER.where(
-                        answers.c.run_id == run.id, answers.c.question_id == question_id
-                    )
-                )
+            row = conn.execute(
+                _RUN_ANSWER.where(answers.c.run_id == run.id, answers.c.question_id == question_id)
             ).one()
             return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
 
+        return await self._tx.write(write)
+
     async def finish_run(self, run_id: int, at: datetime) -> None:
-        async with self._write() as conn:
-            await conn.execute(
-                update(runs)
-                .where(runs.c.id == run_id, runs.c.finished_at.is_(None))
-                .values(finished_at=at)
-            )
+        await self._exec(
+            update(runs)
+            .where(runs.c.id == run_id, runs.c.finished_at.is_(None))
+            .values(finished_at=at)
+        )
 
     # Leaderboard and stats
 
-    async def _add_points(self, conn: AsyncConnection, scored: _Scored, zone: str) -> None:
+    def _add_points(self, conn: Connection, scored: _Scored, zone: str) -> None:
         """Adds a scoring answer to its six standings rows (week, month and all time; its
         deck and all decks), in the transaction that stored it."""
         rows = [
@@ -594,104 +585,66 @@ class SqlStore:
             for period in answer_keys(scored.at, zone)
             for deck in (scored.deck_id, ALL_DECKS)
         ]
-        await conn.execute(self._add_points_stmt, rows)
+        conn.execute(self._add_points_stmt, rows)
 
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         if query.period is not None:
             top = (
                 select(standings.c.user_id, standings.c.points, standings.c.reached_at)
                 .where(*_kept(standings, query))
-                .order_by(
-                    standings.c.points.desc(), standings.c.reached_at, standings.c.user_id
-                )
+                .order_by(standings.c.points.desc(), standings.c.reached_at, standings.c.user_id)
                 .limit(limit)
                 .subquery("top")
             )
             kept = select(
                 top, func.rank().over(order_by=top.c.points.desc()).label("rank")
             ).order_by(top.c.points.desc(), top.c.reached_at, top.c.user_id)
-            async with self._reader() as conn:
-                return [_standing(row) for row in await conn.execute(kept)]
+            return [_standing(row) for row in await self._all(kept)]
         ranked = _ranked(query)
         stmt = (
             select(ranked)
             .order_by(ranked.c.rank, ranked.c.reached_at, ranked.c.user_id)
             .limit(limit)
         )
-        async with self._reader() as conn:
-            return [_standing(row) for row in await conn.execute(stmt)]
+        return [_standing(row) for row in await self._all(stmt)]
 
     async def standing_of(self, query: StandingsQuery, user_id: str) -> Standing | None:
         if query.period is not None:
             mine = select(standings.c.points, standings.c.reached_at).where(
                 *_kept(standings, query), standings.c.user_id == user_id
             )
-            async with self._engine.connect() as conn:  # two reads: one transaction
-                row = (await conn.execute(mine)).first()
+
+            def read(conn: Connection) -> Standing | None:
+                row = conn.execute(mine).first()
                 if row is None:
                     return None
                 # A range of the rank index, never a correlated scan of the period's rows.
-                better: int = await conn.scalar(
-                    select(func.count())
-                    .select_from(standings)
-                    .where(*_kept(standings, query), standings.c.points > row.points)
-                ) or 0
-            return Standing(user_id, int(row.points), row.reached_at, better + 1)
+                better: int = (
+                    conn.scalar(
+                        select(func.count())
+                        .select_from(standings)
+                        .where(*_kept(standings, query), standings.c.points > row.points)
+                    )
+                    or 0
+                )
+                return Standing(user_id, int(row.points), row.reached_at, better + 1)
+
+            return await self._tx.read(read, snapshot=True)
         ranked = _ranked(query)
-        async with self._reader() as conn:
-            row = (await conn.execute(select(ranked).where(ranked.c.user_id == user_id))).first()
+        row = await self._one(select(ranked).where(ranked.c.user_id == user_id))
         return None if row is None else _standing(row)
 
     async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
-        stmt = select(
-            func.count(),
-            func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0),
-            func.coalesce(func.sum(answers.c.points), 0),
-        ).where(
-            answers.c.server_id == server_id,
-            answers.c.season == season,
-            answers.c.user_id == user_id,
-        )
-        async with self._reader() as conn:
-            answered, correct, points = (await conn.execute(stmt)).one()
-        return Totals(answered=answered, correct=correct, points=points)
+        def read(conn: Connection) -> Totals:
+            return _totals(conn, server_id, season, user_id)
+
+        return await self._tx.read(read)
 
     async def streak(self, server_id: str, user_id: str) -> int:
-        """Answered scheduled posts newer than the newest one the user missed, counted in
-        SQL so a years-long schedule moves no rows. The newest post, while open, cannot be
-        missed yet."""
-        answered = (
-            select(answers.c.id)
-            .where(answers.c.post_id == posts.c.id, answers.c.user_id == user_id)
-            .exists()
-        )
-        newest_first = (
-            select(
-                answered.label("answered"),
-                posts.c.closed_at,
-                func.row_number()
-                .over(order_by=(posts.c.opened_at.desc(), posts.c.id.desc()))
-                .label("n"),
-            )
-            .where(posts.c.server_id == server_id, posts.c.schedule_id.is_not(None))
-            .cte("newest_first")
-        )
-        missed = (
-            select(func.min(newest_first.c.n))
-            .where(
-                ~newest_first.c.answered,
-                ~((newest_first.c.n == 1) & newest_first.c.closed_at.is_(None)),
-            )
-            .scalar_subquery()
-        )
-        stmt = (
-            select(func.count())
-            .select_from(newest_first)
-            .where(newest_first.c.answered, or_(missed.is_(None), newest_first.c.n < missed))
-        )
-        async with self._reader() as conn:
-            count: int = (await conn.execute(stmt)).scalar_one()
-        return count
+        def read(conn: Connection) -> int:
+            return _streak(conn, server_id, user_id)
+
+        return await self._tx.read(read)
 
     # Schedules
 
@@ -712,8 +665,8 @@ class SqlStore:
         upsert = stmt.on_conflict_do_update(
             index_elements=[schedules.c.server_id, schedules.c.channel_id], set_=settings
         ).returning(*schedules.c)
-        async with self._write() as conn:
-            row = (await conn.execute(upsert)).one()
+        row = await self._one(upsert, write=True)
+        assert row is not None
         return _schedule(row)
 
     async def schedule(self, schedule_id: int) -> Schedule | None:
@@ -725,8 +678,7 @@ class SqlStore:
         )
 
     async def _one_schedule(self, *where: Any) -> Schedule | None:
-        async with self._reader() as conn:
-            row = (await conn.execute(select(schedules).where(*where))).first()
+        row = await self._one(select(schedules).where(*where))
         return None if row is None else _schedule(row)
 
     async def server_schedules(self, server_id: str) -> Sequence[Schedule]:
@@ -735,8 +687,7 @@ class SqlStore:
             .where(schedules.c.server_id == server_id, schedules.c.enabled)
             .order_by(schedules.c.channel_id)
         )
-        async with self._reader() as conn:
-            return [_schedule(row) for row in await conn.execute(stmt)]
+        return [_schedule(row) for row in await self._all(stmt)]
 
     async def disable_schedule(
         self, server_id: str, channel_id: str, at: datetime
@@ -751,8 +702,7 @@ class SqlStore:
             .values(enabled=False, updated_at=at)
             .returning(*schedules.c)
         )
-        async with self._write() as conn:
-            row = (await conn.execute(stmt)).first()
+        row = await self._one(stmt, write=True)
         return None if row is None else _schedule(row)
 
     async def enabled_schedules(self) -> Sequence[EnabledSchedule]:
@@ -768,11 +718,9 @@ class SqlStore:
             .where(schedules.c.enabled)
             .order_by(schedules.c.id)
         )
-        async with self._reader() as conn:
-            return [
-                EnabledSchedule(_schedule(row), _date(row.last_date))
-                for row in await conn.execute(stmt)
-            ]
+        return [
+            EnabledSchedule(_schedule(row), _date(row.last_date)) for row in await self._all(stmt)
+        ]
 
     async def claim_slot(
         self,
@@ -793,8 +741,7 @@ class SqlStore:
             )
             .returning(schedule_slots.c.schedule_id)
         )
-        async with self._write() as conn:
-            return (await conn.execute(stmt)).first() is not None
+        return await self._one(stmt, write=True) is not None
 
     async def finish_slot(
         self,
@@ -805,15 +752,14 @@ class SqlStore:
         post_id: int | None = None,
         error: str | None = None,
     ) -> None:
-        async with self._write() as conn:
-            await conn.execute(
-                update(schedule_slots)
-                .where(
-                    schedule_slots.c.schedule_id == schedule_id,
-                    schedule_slots.c.local_date == local_date,
-                )
-                .values(status=status.value, post_id=post_id, error=error)
+        await self._exec(
+            update(schedule_slots)
+            .where(
+                schedule_slots.c.schedule_id == schedule_id,
+                schedule_slots.c.local_date == local_date,
             )
+            .values(status=status.value, post_id=post_id, error=error)
+        )
 
     async def recent_slots(self, schedule_id: int, limit: int) -> Sequence[SlotRecord]:
         stmt = (
@@ -822,8 +768,7 @@ class SqlStore:
             .order_by(schedule_slots.c.local_date.desc())
             .limit(limit)
         )
-        async with self._reader() as conn:
-            return [_slot(row) for row in await conn.execute(stmt)]
+        return [_slot(row) for row in await self._all(stmt)]
 
     async def scheduled_questions(self, schedule_id: int, deck_id: str) -> Sequence[str]:
         stmt = (
@@ -831,8 +776,7 @@ class SqlStore:
             .where(posts.c.schedule_id == schedule_id, posts.c.deck_id == deck_id)
             .order_by(posts.c.opened_at, posts.c.id)
         )
-        async with self._reader() as conn:
-            return list((await conn.execute(stmt)).scalars())
+        return [row.question_id for row in await self._all(stmt)]
 
     async def open_scheduled_posts(
         self, schedule_id: int | None = None, opened_before: datetime | None = None
@@ -846,22 +790,19 @@ class SqlStore:
         if opened_before is not None:
             where.append(posts.c.opened_at < opened_before)
         stmt = select(posts).where(*where).order_by(posts.c.opened_at, posts.c.id)
-        async with self._reader() as conn:
-            return [_post(row) for row in await conn.execute(stmt)]
+        return [_post(row) for row in await self._all(stmt)]
 
     async def discard_post(self, post_id: int, at: datetime) -> None:
-        async with self._write() as conn:
-            await conn.execute(
-                update(posts)
-                .where(posts.c.id == post_id)
-                .values(closed_at=func.coalesce(posts.c.closed_at, at), schedule_id=None)
-            )
+        await self._exec(
+            update(posts)
+            .where(posts.c.id == post_id)
+            .values(closed_at=func.coalesce(posts.c.closed_at, at), schedule_id=None)
+        )
 
     # Key/value state
 
     async def get_meta(self, key: str) -> str | None:
-        async with self._reader() as conn:
-            value: str | None = await conn.scalar(select(meta.c.value).where(meta.c.key == key))
+        value: str | None = await self._scalar(select(meta.c.value).where(meta.c.key == key))
         return value
 
     async def set_meta(self, key: str, value: str) -> None:
@@ -869,9 +810,110 @@ class SqlStore:
 
     async def _upsert(self, table: Table, key: dict[str, Any], values: dict[str, Any]) -> None:
         stmt = self._insert(table).values(**key, **values)
-        stmt = stmt.on_conflict_do_update(index_elements=list(key), set_=values)
-        async with self._write() as conn:
-            await conn.execute(stmt)
+        await self._exec(stmt.on_conflict_do_update(index_elements=list(key), set_=values))
+
+
+# The statements of a click, built once: building one costs more than running it, and a
+# statement object that is reused keeps its compiled-cache key.
+
+_SERVER = select(servers).where(servers.c.server_id == bindparam("server_id"))
+_USER_LOCALE = select(user_settings.c.locale).where(
+    user_settings.c.server_id == bindparam("server_id"),
+    user_settings.c.user_id == bindparam("user_id"),
+)
+_TOTALS = select(
+    func.count(),
+    func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0),
+    func.coalesce(func.sum(answers.c.points), 0),
+).where(
+    answers.c.server_id == bindparam("server_id"),
+    answers.c.season == bindparam("season"),
+    answers.c.user_id == bindparam("user_id"),
+)
+_POST_TARGET = (
+    select(
+        posts.c.server_id,
+        posts.c.season,
+        posts.c.deck_id,
+        posts.c.question_id,
+        posts.c.closed_at,
+        servers.c.timezone,
+    )
+    .select_from(posts.outerjoin(servers, servers.c.server_id == posts.c.server_id))
+    .where(posts.c.id == bindparam("post_id"))
+    .with_for_update(read=True, of=posts)
+)
+_POST_CHOICE = select(answers.c.choice).where(
+    answers.c.post_id == bindparam("post_id"), answers.c.user_id == bindparam("user_id")
+)
+
+
+def _streak_stmt() -> Select[Any]:
+    """Answered scheduled posts newer than the newest one the user missed, counted in SQL so
+    a years-long schedule moves no rows. The newest post, while open, cannot be missed yet."""
+    answered = (
+        select(answers.c.id)
+        .where(answers.c.post_id == posts.c.id, answers.c.user_id == bindparam("user_id"))
+        .exists()
+    )
+    newest_first = (
+        select(
+            answered.label("answered"),
+            posts.c.closed_at,
+            func.row_number()
+            .over(order_by=(posts.c.opened_at.desc(), posts.c.id.desc()))
+            .label("n"),
+        )
+        .where(posts.c.server_id == bindparam("server_id"), posts.c.schedule_id.is_not(None))
+        .cte("newest_first")
+    )
+    missed = (
+        select(func.min(newest_first.c.n))
+        .where(
+            ~newest_first.c.answered,
+            ~((newest_first.c.n == 1) & newest_first.c.closed_at.is_(None)),
+        )
+        .scalar_subquery()
+    )
+    return (
+        select(func.count())
+        .select_from(newest_first)
+        .where(newest_first.c.answered, or_(missed.is_(None), newest_first.c.n < missed))
+    )
+
+
+_STREAK = _streak_stmt()
+
+
+def _server(server_id: str, row: AnyRow | None) -> ServerSettings:
+    if row is None:
+        return ServerSettings(server_id=server_id)
+    return ServerSettings(
+        server_id=row.server_id, locale=row.locale, timezone=row.timezone, season=row.season
+    )
+
+
+def _player(conn: Connection, server_id: str, user_id: str) -> Player:
+    """What a private reply shows about its reader (see `Player`)."""
+    server = _server(server_id, conn.execute(_SERVER, {"server_id": server_id}).first())
+    return Player(
+        server=server,
+        locale=conn.scalar(_USER_LOCALE, {"server_id": server_id, "user_id": user_id}),
+        totals=_totals(conn, server_id, server.season, user_id),
+        streak=_streak(conn, server_id, user_id),
+    )
+
+
+def _totals(conn: Connection, server_id: str, season: int, user_id: str) -> Totals:
+    answered, correct, points = conn.execute(
+        _TOTALS, {"server_id": server_id, "season": season, "user_id": user_id}
+    ).one()
+    return Totals(answered=answered, correct=correct, points=points)
+
+
+def _streak(conn: Connection, server_id: str, user_id: str) -> int:
+    count: int = conn.execute(_STREAK, {"server_id": server_id, "user_id": user_id}).scalar_one()
+    return count
 
 
 _RUN_ANSWER = select(
@@ -928,23 +970,19 @@ def _ranked(query: StandingsQuery) -> Subquery:
     ).subquery("ranked")
 
 
-async def _active_run(
-    conn: AsyncConnection, server_id: str, user_id: str, deck_id: str
-) -> RunRecord | None:
+def _active_run(conn: Connection, server_id: str, user_id: str, deck_id: str) -> RunRecord | None:
     stmt = select(runs).where(
         runs.c.server_id == server_id,
         runs.c.user_id == user_id,
         runs.c.deck_id == deck_id,
         RUN_ACTIVE_WHERE,
     )
-    row = (await conn.execute(stmt)).first()
+    row = conn.execute(stmt).first()
     return None if row is None else _run(row)
 
 
-async def _post_choice(conn: AsyncConnection, post_id: int, user_id: str) -> int | None:
-    choice: int | None = await conn.scalar(
-        select(answers.c.choice).where(answers.c.post_id == post_id, answers.c.user_id == user_id)
-    )
+def _post_choice(conn: Connection, post_id: int, user_id: str) -> int | None:
+    choice: int | None = conn.scalar(_POST_CHOICE, {"post_id": post_id, "user_id": user_id})
     return choice
 
 

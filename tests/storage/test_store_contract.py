@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import threading
+import time
 from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
@@ -238,11 +240,19 @@ async def test_a_close_waits_for_an_answer_in_progress(store: SqlStore) -> None:
     (FOR SHARE on PostgreSQL, the write lock on SQLite)."""
     post = await new_post(store)
     paused = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    pausing: list[bool] = []
 
     def pause_answer_insert(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if statement.startswith("INSERT INTO answers") and not paused.is_set():
-            paused.set()
-            await_only(asyncio.sleep(0.3))  # the close runs now
+        if statement.startswith("INSERT INTO answers") and not pausing:
+            pausing.append(True)
+            loop.call_soon_threadsafe(paused.set)
+            # The close runs now. SQLite's transactions run in a worker thread; PostgreSQL's
+            # on the event loop, where only an await lets the close run.
+            if threading.current_thread() is threading.main_thread():
+                await_only(asyncio.sleep(0.3))
+            else:
+                time.sleep(0.3)
 
     event.listen(Engine, "before_cursor_execute", pause_answer_insert)
     try:
