@@ -13,6 +13,7 @@ busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
@@ -40,6 +41,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
+from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
@@ -91,11 +93,13 @@ Insert = sqlite.Insert | postgresql.Insert
 AnyRow = Row[*tuple[Any, ...]]
 
 
-def store_engine(url: str, *, schema: str | None = None) -> AsyncEngine:
+def store_engine(url: str, *, schema: str | None = None, autocommit: bool = False) -> AsyncEngine:
     """An async engine for `url` (anything `database_url` accepts), tuned for the store.
 
     `schema` (PostgreSQL only) puts the tables in that existing schema via search_path:
-    tests use it to isolate each test in a fresh schema.
+    tests use it to isolate each test in a fresh schema. `autocommit` (PostgreSQL): pooled
+    connections rest in autocommit, so the liveness ping at checkout is one round trip, not
+    three (BEGIN, ping, ROLLBACK); the store names the isolation of its transactions.
     """
     url = database_url(url, Path.cwd())
     connect_args: dict[str, Any] = {}
@@ -109,12 +113,40 @@ def store_engine(url: str, *, schema: str | None = None) -> AsyncEngine:
         engine = create_async_engine(url, connect_args=connect_args)
         _tune_sqlite(engine.sync_engine)
     else:
-        # The bot runs for weeks: a pooled connection may have been dropped by a restart.
         engine = create_async_engine(
-            url, connect_args={"timeout": 5, **connect_args}, pool_pre_ping=True
+            url,
+            connect_args={"timeout": 5, **connect_args},
+            **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
         )
+        _ping_when_idle(engine.sync_engine)
     _listen(engine.sync_engine)
     return engine
+
+
+IDLE_PING_SECONDS = 1.0
+"""A pooled connection idle longer than this is pinged before use."""
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """The bot runs for weeks: a pooled connection may have been dropped by a database
+    restart, so one that sat idle is pinged at checkout and replaced if dead. One used within
+    the last second is not (HikariCP's "alive bypass window"): in a burst of clicks, a ping
+    per transaction would be a third of its round trips."""
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
+        since = record.info.get("idle_since")  # none yet: the connection was just opened
+        if since is None or time.monotonic() - since < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as e:
+            raise DisconnectionError("the pooled connection is gone") from e  # the pool
+            # replaces it with a new one and checks out again
 
 
 def _listen(engine: Engine) -> None:
@@ -196,7 +228,7 @@ async def upgrade(url: str, *, schema: str | None = None) -> None:
 
 async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
     """A store on `url` with its schema migrated to head. `schema`: see `store_engine`."""
-    engine = store_engine(url, schema=schema)
+    engine = store_engine(url, schema=schema, autocommit=True)
     try:
         await _migrate(engine)
     except BaseException:
@@ -208,7 +240,10 @@ async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
 async def _migrate(engine: AsyncEngine) -> None:
     """Runs Alembic in one write transaction on `engine`, so two processes starting at once
     migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
-    async with engine.execution_options(**{WRITE: True}).begin() as connection:
+    options: dict[str, Any] = {WRITE: True}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "READ COMMITTED"  # a transaction, whatever the default
+    async with engine.execution_options(**options).begin() as connection:
         if connection.dialect.name == "postgresql":
             await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
         await connection.run_sync(_alembic_upgrade)
@@ -893,14 +928,47 @@ def _server(server_id: str, row: AnyRow | None) -> ServerSettings:
     )
 
 
+def _player_stmt() -> Select[Any]:
+    """One row: the server's settings (its defaults when it has no row yet), the user's
+    language, their totals in the season and their streak."""
+
+    def of_server(column: ColumnElement[Any]) -> ColumnElement[Any]:
+        return select(column).where(servers.c.server_id == bindparam("server_id")).scalar_subquery()
+
+    season = func.coalesce(of_server(servers.c.season), 1)
+    totals = select(
+        func.count().label("answered"),
+        func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
+        func.coalesce(func.sum(answers.c.points), 0).label("points"),
+    ).where(
+        answers.c.server_id == bindparam("server_id"),
+        answers.c.season == season,
+        answers.c.user_id == bindparam("user_id"),
+    )
+    mine = totals.subquery("mine")
+    return select(
+        of_server(servers.c.locale).label("server_locale"),
+        func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
+        season.label("season"),
+        _USER_LOCALE.scalar_subquery().label("user_locale"),
+        mine.c.answered,
+        mine.c.correct,
+        mine.c.points,
+        _STREAK.scalar_subquery().label("streak"),
+    ).select_from(mine)
+
+
+_PLAYER = _player_stmt()
+
+
 def _player(conn: Connection, server_id: str, user_id: str) -> Player:
-    """What a private reply shows about its reader (see `Player`)."""
-    server = _server(server_id, conn.execute(_SERVER, {"server_id": server_id}).first())
+    """What a private reply shows about its reader (see `Player`), in one statement."""
+    row = conn.execute(_PLAYER, {"server_id": server_id, "user_id": user_id}).one()
     return Player(
-        server=server,
-        locale=conn.scalar(_USER_LOCALE, {"server_id": server_id, "user_id": user_id}),
-        totals=_totals(conn, server_id, server.season, user_id),
-        streak=_streak(conn, server_id, user_id),
+        server=ServerSettings(server_id, row.server_locale, row.timezone, int(row.season)),
+        locale=row.user_locale,
+        totals=Totals(int(row.answered), int(row.correct), int(row.points)),
+        streak=int(row.streak),
     )
 
 
