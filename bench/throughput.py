@@ -2,7 +2,7 @@
 SQLite and PostgreSQL, with 1, 10 and 100 users clicking at once.
 
 Baseline: the bare driver (aiosqlite, asyncpg) writing the same rows with the same
-transaction shape as `SqlStore.record_post_answer`, through a pool of the same size as the
+transaction shape as `SqlStore.answer_post`, through a pool of the same size as the
 engine's (5 + 10 overflow), with the same number of concurrent users. Rounds alternate
 baseline and engine; each side's best round counts (the machine is shared and noisy).
 """

@@ -1,6 +1,9 @@
 """Small decks built in code, so engine tests do not depend on the shipped deck's content."""
 
+from datetime import datetime
+
 from bot.core.deck import Choice, Deck, DeckLibrary, Question
+from bot.core.store import PostAnswerOutcome, PostRecord, QuizStore
 
 
 def question(i: int, shuffle: bool = True) -> Question:
@@ -30,3 +33,10 @@ def deck(deck_id: str = "demo", n: int = 3, locales: tuple[str, ...] = ("en", "b
 
 def library(*decks: Deck) -> DeckLibrary:
     return DeckLibrary(list(decks) or [deck()])
+
+
+async def click(
+    store: QuizStore, post: PostRecord, user_id: str, choice: int, correct: bool, at: datetime
+) -> PostAnswerOutcome:
+    """A store-level click decided in advance: `choice`, right or not."""
+    return await store.answer_post(post.id, user_id, at, lambda _row: (choice, correct))

@@ -149,17 +149,24 @@ class Quiz:
             raise QuizError("stale_click")
         return await self._view(post)
 
-    async def _view(self, post: PostRecord, *, counted: bool = True) -> PostView:
+    async def _view(self, post: PostRecord) -> PostView:
+        view = self._clicked(post)
+        return replace(view, answered=await self.store.answer_count(post.id))
+
+    def _clicked(self, post: PostRecord, actor: Actor | None = None) -> PostView:
+        """The post, for a private reply to `actor`'s click: its `answered` is not counted
+        (0), since no reply shows it."""
+        if actor is not None and post.server_id != actor.server_id:
+            raise QuizError("stale_click")
         deck = self.decks.get(post.deck_id)
         question = deck.question(post.question_id) if deck else None
         if deck is None or question is None:
             raise QuizError("question_gone")
-        answered = await self.store.answer_count(post.id) if counted else 0
-        return PostView(post, deck, question, answered)
+        return PostView(post, deck, question, 0)
 
     async def _post_of(self, actor: Actor, post_id: int) -> PostView:
-        """The clicked post, for a private reply: its `answered` is not counted (0), since
-        no reply shows it, and it comes from memory after the first click."""
+        """The clicked post; from memory after the first time (the fields a reply shows
+        never change)."""
         post = self._posts.get(post_id)
         if post is None:
             post = await self.store.post(post_id)
@@ -167,23 +174,25 @@ class Quiz:
                 self._posts[post_id] = post
                 if len(self._posts) > 1024:
                     self._posts.popitem(last=False)
-        if post is None or post.server_id != actor.server_id:
+        if post is None:
             raise QuizError("stale_click")
-        return await self._view(post, counted=False)
+        return self._clicked(post, actor)
 
     async def answer(self, actor: Actor, post_id: int, shown_index: int) -> AnswerResult:
-        """Records a click on choice button `shown_index` (0 = A). The first click stands."""
-        view = await self._post_of(actor, post_id)
-        if not 0 <= shown_index < len(view.post.order):
+        """Records a click on choice button `shown_index` (0 = A). The first click stands.
+        The click is judged inside the transaction that stores it, on the row it reads."""
+
+        def judge(post: PostRecord) -> tuple[int, bool]:
+            view = self._clicked(post, actor)
+            if not 0 <= shown_index < len(post.order):
+                raise QuizError("stale_click")
+            choice = post.order[shown_index]
+            return choice, choice == view.question.answer
+
+        outcome = await self.store.answer_post(post_id, actor.user_id, self.clock.now(), judge)
+        if outcome.post is None:
             raise QuizError("stale_click")
-        choice = view.post.order[shown_index]
-        outcome = await self.store.record_post_answer(
-            view.post,
-            actor.user_id,
-            choice,
-            choice == view.question.answer,
-            self.clock.now(),
-        )
+        view = self._clicked(outcome.post, actor)
         return self._answer_result(actor, view, outcome.status, outcome.choice, outcome.player)
 
     async def my_answer(

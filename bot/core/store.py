@@ -11,7 +11,7 @@ Server ids are namespaced by the adapter ("slack:T123", "slack:E9" for org-wide 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
@@ -89,6 +89,13 @@ class PostAnswerOutcome:
     """The choice that stands: the new one, or the earlier one for a DUPLICATE."""
     player: Player
     """The person who clicked, as their reply shows them, read in the same transaction."""
+    post: PostRecord | None
+    """The post as the transaction read it; None if there is no such post (CLOSED)."""
+
+
+Judge = Callable[[PostRecord], tuple[int, bool]]
+"""Decides a click on a post, inside the transaction that stores it: (choice, correct).
+It may raise (a QuizError) to store nothing."""
 
 
 @dataclass(frozen=True)
@@ -244,15 +251,12 @@ class QuizStore(Protocol):
         """Closes an open post; False if it was already closed (only one closer wins)."""
         ...
 
-    async def record_post_answer(
-        self,
-        post: PostRecord,
-        user_id: str,
-        choice: int,
-        correct: bool,
-        at: datetime,
+    async def answer_post(
+        self, post_id: int, user_id: str, at: datetime, judge: Judge
     ) -> PostAnswerOutcome:
-        """Stores the user's first answer to an open post; a later one changes nothing."""
+        """Stores the user's first answer to an open post, as `judge` decides it from the
+        post's row; a later one changes nothing. One transaction: a click's whole write and
+        what its reply shows."""
         ...
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:

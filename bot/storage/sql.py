@@ -50,6 +50,7 @@ from bot.core.schedule import Schedule, parse_days
 from bot.core.store import (
     AnswerStatus,
     EnabledSchedule,
+    Judge,
     NewPost,
     NewSchedule,
     Player,
@@ -424,8 +425,8 @@ class SqlStore:
         )
         return await self._one(stmt, write=True) is not None
 
-    async def record_post_answer(
-        self, post: PostRecord, user_id: str, choice: int, correct: bool, at: datetime
+    async def answer_post(
+        self, post_id: int, user_id: str, at: datetime, judge: Judge
     ) -> PostAnswerOutcome:
         """The first answer wins the (post, user) unique key; CLOSED carries the user's
         earlier choice, if any.
@@ -435,20 +436,28 @@ class SqlStore:
         """
 
         def write(conn: Connection) -> PostAnswerOutcome:
-            status, stands = answer(conn)
-            return PostAnswerOutcome(status, stands, _player(conn, post.server_id, user_id))
+            target = conn.execute(_POST_TARGET, {"post_id": post_id}).first()
+            if target is None:
+                return PostAnswerOutcome(
+                    AnswerStatus.CLOSED, None, _player(conn, "", user_id), None
+                )
+            post = _post(target)
+            status, stands = answer(conn, post, target.timezone or "UTC")
+            return PostAnswerOutcome(status, stands, _player(conn, post.server_id, user_id), post)
 
-        def answer(conn: Connection) -> tuple[AnswerStatus, int | None]:
-            target = conn.execute(_POST_TARGET, {"post_id": post.id}).first()
-            if target is None or target.closed_at is not None:
-                return AnswerStatus.CLOSED, _post_choice(conn, post.id, user_id)
+        def answer(
+            conn: Connection, post: PostRecord, zone: str
+        ) -> tuple[AnswerStatus, int | None]:
+            if post.closed_at is not None:
+                return AnswerStatus.CLOSED, _post_choice(conn, post_id, user_id)
+            choice, correct = judge(post)
             row = {
-                "server_id": target.server_id,
-                "season": target.season,
+                "server_id": post.server_id,
+                "season": post.season,
                 "user_id": user_id,
-                "deck_id": target.deck_id,
-                "question_id": target.question_id,
-                "post_id": post.id,
+                "deck_id": post.deck_id,
+                "question_id": post.question_id,
+                "post_id": post_id,
                 "choice": choice,
                 "correct": correct,
                 "points": 1 if correct else 0,
@@ -458,11 +467,11 @@ class SqlStore:
                 if correct:
                     self._add_points(
                         conn,
-                        _Scored(target.server_id, target.season, target.deck_id, user_id, 1, at),
-                        target.timezone or "UTC",
+                        _Scored(post.server_id, post.season, post.deck_id, user_id, 1, at),
+                        zone,
                     )
                 return AnswerStatus.NEW, choice
-            return AnswerStatus.DUPLICATE, _post_choice(conn, post.id, user_id)
+            return AnswerStatus.DUPLICATE, _post_choice(conn, post_id, user_id)
 
         return await self._tx.write(write)
 
@@ -866,14 +875,7 @@ _TOTALS = select(
     answers.c.user_id == bindparam("user_id"),
 )
 _POST_TARGET = (
-    select(
-        posts.c.server_id,
-        posts.c.season,
-        posts.c.deck_id,
-        posts.c.question_id,
-        posts.c.closed_at,
-        servers.c.timezone,
-    )
+    select(posts, servers.c.timezone)
     .select_from(posts.outerjoin(servers, servers.c.server_id == posts.c.server_id))
     .where(posts.c.id == bindparam("post_id"))
     .with_for_update(read=True, of=posts)

@@ -13,6 +13,7 @@ from sqlalchemy import Engine, event
 from sqlalchemy.exc import StatementError
 from sqlalchemy.util import await_only
 
+from bot.core.errors import QuizError
 from bot.core.store import (
     AnswerStatus,
     NewPost,
@@ -25,6 +26,7 @@ from bot.core.store import (
     Totals,
 )
 from bot.storage import SqlStore
+from tests.factories import click
 
 if TYPE_CHECKING:
     from tests.storage.databases import Database
@@ -70,7 +72,7 @@ async def score_post(
 ) -> None:
     """One point for `user_id` at `when`, from a correct answer to a fresh post."""
     post = await new_post(store, deck_id=deck_id, season=season, opened_at=when)
-    outcome = await store.record_post_answer(post, user_id, 0, True, when)
+    outcome = await click(store, post, user_id, 0, True, when)
     assert outcome.status is AnswerStatus.NEW
 
 
@@ -161,9 +163,9 @@ async def test_concurrent_closers_one_wins(store: SqlStore) -> None:
 
 async def test_first_answer_stands(store: SqlStore) -> None:
     post = await new_post(store)
-    first = await store.record_post_answer(post, "U1", 3, False, at(1))
+    first = await click(store, post, "U1", 3, False, at(1))
     assert (first.status, first.choice) == (AnswerStatus.NEW, 3)
-    second = await store.record_post_answer(post, "U1", 2, True, at(2))
+    second = await click(store, post, "U1", 2, True, at(2))
     assert (second.status, second.choice) == (AnswerStatus.DUPLICATE, 3)
     assert await store.answer_count(post.id) == 1
     assert await store.tally(post.id) == {3: 1}
@@ -173,7 +175,7 @@ async def test_first_answer_stands(store: SqlStore) -> None:
 async def test_twenty_concurrent_clicks_by_one_user_store_one(store: SqlStore) -> None:
     post = await new_post(store)
     outcomes = await asyncio.gather(
-        *(store.record_post_answer(post, "U1", i % 4, i % 4 == 2, at(1)) for i in range(20))
+        *(click(store, post, "U1", i % 4, i % 4 == 2, at(1)) for i in range(20))
     )
     statuses = [o.status for o in outcomes]
     assert statuses.count(AnswerStatus.NEW) == 1
@@ -190,10 +192,7 @@ async def test_concurrent_clicks_through_two_stores(db: Database) -> None:
     first, second = await db.open(), await db.open()
     post = await new_post(first)
     outcomes = await asyncio.gather(
-        *(
-            (first if i % 2 else second).record_post_answer(post, "U1", i % 4, False, at(1))
-            for i in range(20)
-        )
+        *(click((first if i % 2 else second), post, "U1", i % 4, False, at(1)) for i in range(20))
     )
     assert [o.status for o in outcomes].count(AnswerStatus.NEW) == 1
     assert await second.answer_count(post.id) == 1
@@ -202,7 +201,7 @@ async def test_concurrent_clicks_through_two_stores(db: Database) -> None:
 async def test_two_hundred_users_on_one_post(store: SqlStore) -> None:
     post = await new_post(store)
     outcomes = await asyncio.gather(
-        *(store.record_post_answer(post, f"U{i}", i % 4, i % 4 == 2, at(1)) for i in range(200))
+        *(click(store, post, f"U{i}", i % 4, i % 4 == 2, at(1)) for i in range(200))
     )
     assert all(o.status is AnswerStatus.NEW for o in outcomes)
     assert await store.answer_count(post.id) == 200
@@ -214,21 +213,45 @@ async def test_two_hundred_users_on_one_post(store: SqlStore) -> None:
 
 async def test_closed_post_takes_no_answer(store: SqlStore) -> None:
     post = await new_post(store)
-    await store.record_post_answer(post, "U1", 1, True, at(1))
+    await click(store, post, "U1", 1, True, at(1))
     assert await store.close_post(post.id, at(2))
-    late = await store.record_post_answer(post, "U2", 0, True, at(3))
+    late = await click(store, post, "U2", 0, True, at(3))
     assert (late.status, late.choice) == (AnswerStatus.CLOSED, None)
-    again = await store.record_post_answer(post, "U1", 0, True, at(3))
+    again = await click(store, post, "U1", 0, True, at(3))
     assert (again.status, again.choice) == (AnswerStatus.CLOSED, 1)
     assert await store.answer_count(post.id) == 1
     assert await store.tally(post.id) == {1: 1}
     assert await store.totals(SERVER, 1, "U2") == Totals()
 
 
+async def test_a_click_is_judged_on_the_row_it_stores_against(store: SqlStore) -> None:
+    """The judge sees the post as the transaction read it; if it refuses, nothing is
+    stored and the user may still answer."""
+    post = await new_post(store)
+
+    def refuse(_row: PostRecord) -> tuple[int, bool]:
+        raise QuizError("stale_click")
+
+    with pytest.raises(QuizError):
+        await store.answer_post(post.id, "U1", at(1), refuse)
+    assert await store.answer_count(post.id) == 0
+    seen: list[PostRecord] = []
+
+    def judge(row: PostRecord) -> tuple[int, bool]:
+        seen.append(row)
+        return 2, True
+
+    outcome = await store.answer_post(post.id, "U1", at(2), judge)
+    assert seen == [post]
+    assert (outcome.status, outcome.choice, outcome.post) == (AnswerStatus.NEW, 2, post)
+    assert outcome.player.totals == Totals(answered=1, correct=1, points=1)
+    assert await store.tally(post.id) == {2: 1}
+
+
 async def test_answer_to_unknown_post_is_closed(store: SqlStore) -> None:
     post = await new_post(store)
     ghost = PostRecord(**{**post.__dict__, "id": post.id + 1000})
-    outcome = await store.record_post_answer(ghost, "U1", 0, True, at(1))
+    outcome = await click(store, ghost, "U1", 0, True, at(1))
     assert outcome.status is AnswerStatus.CLOSED
     assert await store.tally(ghost.id) == {}
     assert await store.answer_count(ghost.id) == 0
@@ -256,7 +279,7 @@ async def test_a_close_waits_for_an_answer_in_progress(store: SqlStore) -> None:
 
     event.listen(Engine, "before_cursor_execute", pause_answer_insert)
     try:
-        answer = asyncio.create_task(store.record_post_answer(post, "U1", 0, True, at(1)))
+        answer = asyncio.create_task(click(store, post, "U1", 0, True, at(1)))
         await paused.wait()
         assert await store.close_post(post.id, at(2))
         at_close = await store.tally(post.id)
@@ -270,9 +293,9 @@ async def test_a_close_waits_for_an_answer_in_progress(store: SqlStore) -> None:
 async def test_post_answer_of(store: SqlStore) -> None:
     post = await new_post(store)
     assert await store.post_answer_of(post.id, "U1") is None
-    await store.record_post_answer(post, "U1", 3, False, at(1))
-    await store.record_post_answer(post, "U1", 0, True, at(2))
-    await store.record_post_answer(post, "U2", 1, False, at(2))
+    await click(store, post, "U1", 3, False, at(1))
+    await click(store, post, "U1", 0, True, at(2))
+    await click(store, post, "U2", 1, False, at(2))
     assert await store.post_answer_of(post.id, "U1") == 3
     assert await store.post_answer_of(post.id, "U2") == 1
     assert await store.post_answer_of(post.id + 1000, "U1") is None
@@ -284,7 +307,7 @@ async def test_streak_counts_consecutive_scheduled_posts(store: SqlStore) -> Non
     async def daily(day: int, *, answer: bool, close: bool = True) -> PostRecord:
         post = await new_post(store, opened_at=at(day * 1440), schedule_id=1)
         if answer:
-            await store.record_post_answer(post, "U1", 0, True, at(day * 1440 + 1))
+            await click(store, post, "U1", 0, True, at(day * 1440 + 1))
         if close:
             await store.close_post(post.id, at(day * 1440 + 600))
         return post
@@ -302,7 +325,7 @@ async def test_streak_counts_consecutive_scheduled_posts(store: SqlStore) -> Non
 
     today = await daily(7, answer=False, close=False)  # still open: not missed yet
     assert await store.streak(SERVER, "U1") == 2
-    await store.record_post_answer(today, "U1", 0, False, at(7 * 1440 + 2))  # wrong still counts
+    await click(store, today, "U1", 0, False, at(7 * 1440 + 2))  # wrong still counts
     assert await store.streak(SERVER, "U1") == 3
     await daily(8, answer=False)  # closed unanswered: the streak is broken
     assert await store.streak(SERVER, "U1") == 0
@@ -312,10 +335,10 @@ async def test_streak_counts_consecutive_scheduled_posts(store: SqlStore) -> Non
 
 async def test_streak_open_post_skipped_only_when_newest(store: SqlStore) -> None:
     first = await new_post(store, opened_at=at(0), schedule_id=1)
-    await store.record_post_answer(first, "U1", 0, True, at(1))
+    await click(store, first, "U1", 0, True, at(1))
     await new_post(store, opened_at=at(1440), schedule_id=1)  # open, unanswered
     newest = await new_post(store, opened_at=at(2880), schedule_id=1)
-    await store.record_post_answer(newest, "U1", 0, True, at(2881))
+    await click(store, newest, "U1", 0, True, at(2881))
     assert await store.streak(SERVER, "U1") == 1
 
 
@@ -420,7 +443,7 @@ async def test_standings_order_shared_ranks_and_tie_break(store: SqlStore) -> No
     await score_post(store, "alice", at(4))  # alice reaches 2 at minute 4
     await score_post(store, "carol", at(5))
     post = await new_post(store)
-    await store.record_post_answer(post, "dave", 1, False, at(6))  # no points: not listed
+    await click(store, post, "dave", 1, False, at(6))  # no points: not listed
 
     top = await store.standings(StandingsQuery(SERVER, 1), limit=10)
     assert top == [
@@ -527,8 +550,8 @@ async def test_totals(store: SqlStore) -> None:
     assert await store.totals(SERVER, 1, "U1") == Totals(0, 0, 0)
     right = await new_post(store, question_id="q1")
     wrong = await new_post(store, question_id="q2")
-    await store.record_post_answer(right, "U1", 0, True, at(1))
-    await store.record_post_answer(wrong, "U1", 1, False, at(2))
+    await click(store, right, "U1", 0, True, at(1))
+    await click(store, wrong, "U1", 1, False, at(2))
     run = await store.start_run(SERVER, "U1", DECK, 1, at(3))
     await store.record_run_answer(run, "q1", 0, True, at(4))  # first meeting in a run: scores
     await store.record_run_answer(run, "q2", 0, False, at(5))

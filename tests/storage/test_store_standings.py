@@ -18,6 +18,7 @@ from bot.core.store import NewPost, StandingsQuery
 from bot.storage import SqlStore
 from bot.storage.sql import MIGRATIONS, store_engine
 from bot.storage.tables import standings
+from tests.factories import click
 
 if TYPE_CHECKING:
     from tests.storage.databases import Database
@@ -42,7 +43,7 @@ async def play(store: SqlStore, seed: int, server: str = SERVER) -> list[datetim
         for user in rng.sample(USERS, rng.randrange(2, len(USERS))):
             at = opened + timedelta(minutes=rng.randrange(0, 180))
             right = rng.random() < 0.6
-            await store.record_post_answer(post, user, 0 if right else 1, right, at)
+            await click(store, post, user, 0 if right else 1, right, at)
         if day % 5 == 0:
             user = rng.choice(USERS)
             run = await store.start_run(server, user, deck, 1, opened)
@@ -92,9 +93,9 @@ async def test_a_zone_change_moves_no_stored_answer(store: SqlStore) -> None:
         NewPost(SERVER, "C1", "deck-a", "q", (0, 1), "en", "U0", 1, START)
     )
     sunday_night_utc = datetime(2026, 2, 1, 23, 0, tzinfo=UTC)  # Monday morning in Dhaka
-    await store.record_post_answer(post, "U1", 0, True, sunday_night_utc)
+    await click(store, post, "U1", 0, True, sunday_night_utc)
     await store.set_server_timezone(SERVER, "Asia/Dhaka")
-    await store.record_post_answer(post, "U2", 0, True, sunday_night_utc)
+    await click(store, post, "U2", 0, True, sunday_night_utc)
     old_week = StandingsQuery(SERVER, 1, period=period_key(Period.WEEK, sunday_night_utc, "UTC"))
     new_week = StandingsQuery(
         SERVER, 1, period=period_key(Period.WEEK, sunday_night_utc, "Asia/Dhaka")
