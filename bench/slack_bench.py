@@ -5,8 +5,10 @@ The bot runs in a child process (`bench.slack_app`) against the test suite's fak
 API (tests/slack/fake_slack.py), which runs here, in the load generator, and stamps when
 each private reply reaches its response_url. Baselines, in identical child processes: a bare
 slack-bolt app that only acks (for the ack figures), and one that acks and then posts a
-fixed reply (for the reply figures). Clicks are signed before the clock starts and sent
-over fresh connections (aiohttp `TCPConnector(limit=0)`: no client-side queueing).
+fixed reply (for the reply figures). The three run side by side and take their bursts in
+turns, so a figure and its baselines are measured seconds apart. Clicks are signed before
+the clock starts and sent over fresh connections (aiohttp `TCPConnector(limit=0)`: no
+client-side queueing).
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import contextlib
 import json
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,55 +105,93 @@ async def burst(
     return Burst(clicks, acks, replies, failures)
 
 
-async def run_app(kind: str, sizes: list[int]) -> dict[int, Burst]:
+@dataclass
+class Target:
+    """One app under load: its child process, the fake Slack it talks to, its buttons."""
+
+    kind: str
+    fake: TimedFakeSlack
+    tester: SlackTester
+    choices: list[dict[str, Any]]
+    post_id: int | None
+    folder: Path
+
+    async def burst(self, clicks: int, tag: str) -> Burst:
+        wait_replies = self.kind != "bare"
+        return await burst(self.tester, self.fake, clicks, self.choices, tag, wait_replies)
+
+    async def stored(self) -> int | None:
+        """Answers the quiz app stored for its post (None for the bare apps)."""
+        if self.post_id is None:
+            return None
+        store = await open_store(f"sqlite:///{self.folder / 'quiz.db'}")
+        try:
+            return await store.answer_count(self.post_id)
+        finally:
+            await store.close()
+
+
+@asynccontextmanager
+async def started(kind: str) -> AsyncIterator[Target]:
     fake = TimedFakeSlack()
     await fake.start()
     folder = Path(tempfile.mkdtemp(prefix="quizbench-slack-"))
-    out: dict[int, Burst] = {}
     try:
-        async with child("bench.slack_app", kind, fake.api_url, str(folder)) as proc:
+        async with (
+            child("bench.slack_app", kind, fake.api_url, str(folder)) as proc,
+            aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session,
+        ):
             url = f"http://127.0.0.1:{proc.ready}/slack/events"
-            async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
-                tester = SlackTester(url, fake, session)
-                post_id = None
-                if kind == "quiz":
-                    sent = await tester.command(f"post {DECK}")
-                    assert sent.status == 200, sent
-                    await fake.until(lambda: bool(fake.api("chat.postMessage")), 15)
-                    blocks = fake.api("chat.postMessage")[-1].params["blocks"]
-                    choices = buttons(blocks)
-                    post_id = int(choices[0]["value"].split(":")[1])
-                else:
-                    choices = [
-                        {"action_id": f"quiz_answer_{c}", "value": f"p:1:{i}"}
-                        for i, c in enumerate("ABCD")
-                    ]
-                wait_replies = kind != "bare"
-                # Warm-up: the first requests pay for auth.test, imports and caches.
-                for i in range(2):
-                    await burst(tester, fake, 20, choices, f"w{i}", wait_replies)
-                for size in sizes:
-                    await asyncio.sleep(0.5)
-                    out[size] = await burst(tester, fake, size, choices, f"b{size}", wait_replies)
-        if post_id is not None:  # the child is gone: count what it stored
-            store = await open_store(f"sqlite:///{folder / 'quiz.db'}")
-            try:
-                stored = await store.answer_count(post_id) - 2 * 20  # less the warm-up
-            finally:
-                await store.close()
-            for b in out.values():
-                b.stored = b.clicks if stored == sum(sizes) else stored
+            tester = SlackTester(url, fake, session)
+            post_id = None
+            if kind == "quiz":
+                sent = await tester.command(f"post {DECK}")
+                assert sent.status == 200, sent
+                await fake.until(lambda: bool(fake.api("chat.postMessage")), 15)
+                blocks = fake.api("chat.postMessage")[-1].params["blocks"]
+                choices = buttons(blocks)
+                post_id = int(choices[0]["value"].split(":")[1])
+            else:
+                choices = [
+                    {"action_id": f"quiz_answer_{c}", "value": f"p:1:{i}"}
+                    for i, c in enumerate("ABCD")
+                ]
+            yield Target(kind, fake, tester, choices, post_id, folder)
     finally:
         await fake.stop()
+
+
+KINDS = ("bare", "bare-reply", "quiz")
+WARM_UP = 20
+"""Clicks each app gets first: the first requests pay for auth.test, imports and caches."""
+
+
+async def run_apps(sizes: list[int]) -> dict[str, dict[int, Burst]]:
+    """Every app's bursts, taken in turns (bare, bare-reply, quiz at each size), so each
+    figure and its baselines are measured seconds apart on this noisy machine."""
+    out: dict[str, dict[int, Burst]] = {kind: {} for kind in KINDS}
+    async with AsyncExitStack() as stack:
+        targets = [await stack.enter_async_context(started(kind)) for kind in KINDS]
+        for target in targets:
+            await target.burst(WARM_UP, "w")
+        before = [await target.stored() for target in targets]
+        for size in sizes:
+            for target in targets:
+                await asyncio.sleep(0.3)
+                out[target.kind][size] = await target.burst(size, f"b{size}")
+        for target, earlier in zip(targets, before, strict=True):
+            stored = await target.stored()
+            if stored is None or earlier is None:
+                continue
+            for b in out[target.kind].values():  # what the bursts added, all of them or not
+                b.stored = b.clicks if stored - earlier == sum(sizes) else stored - earlier
     return out
 
 
 async def run(quick: bool) -> list[Figure]:
     sizes = [200, 1000]
     try:
-        bare = await run_app("bare", sizes)
-        bare_reply = await run_app("bare-reply", sizes)
-        quiz = await run_app("quiz", sizes)
+        out = await run_apps(sizes)
     except Exception as error:
         return [failed(SECTION, "clicks", repr(error))]
-    return burst_figures(SECTION, quiz, bare, bare_reply)
+    return burst_figures(SECTION, out["quiz"], out["bare"], out["bare-reply"])
