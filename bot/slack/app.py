@@ -1,8 +1,10 @@
 """Builds the slack-bolt AsyncApp and registers its listeners.
 
 Every listener acks first (Slack wants it within 3 s; bolt answers the HTTP request or the
-socket envelope as soon as `ack()` is called), then does its one core call in the background.
-Each click is then recorded (App.metrics and a log line), timed from its request's arrival.
+socket envelope as soon as `ack()` is called), then does its one core call in the background;
+a click's call waits its turn in the `Backlog`, so a burst's answering cannot starve the acks
+of the clicks behind it. Each click is then recorded (App.metrics and a log line), timed from
+its request's arrival.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -26,7 +28,7 @@ from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
 from bot.metrics import Metrics
 from bot.slack import actions
-from bot.slack.clicks import Click, Clicks, Handled, record
+from bot.slack.clicks import Backlog, Click, Clicks, Handled, record
 from bot.slack.client import configure
 from bot.slack.commands import Commands, Handler, Request, parse
 from bot.slack.dedup import SeenEvents
@@ -44,6 +46,8 @@ from bot.storage.url import database_url
 log = logging.getLogger("quizbot.slack")
 BOLT_LOGGER = "quizbot.slack.bolt"
 COMMAND = "/quiz"
+CLOSE_SECONDS = 10.0
+"""How long closing waits for acknowledged clicks to be answered."""
 
 
 @dataclass
@@ -56,6 +60,8 @@ class SlackBot:
     """The App it serves (HTTP mode's /healthz and /metrics read its store and metrics)."""
     delivery: SlackDelivery | None = None
     """The daily question's way onto Slack (`run_slack` registers it with the scheduler)."""
+    backlog: Backlog = field(default_factory=Backlog)
+    """Clicks acknowledged and not yet answered."""
 
     async def prepare(self) -> None:
         """Creates the OAuth tables when distributing (a no-op otherwise)."""
@@ -63,6 +69,10 @@ class SlackBot:
             await self.oauth.prepare()
 
     async def close(self) -> None:
+        """Answers the clicks already acknowledged (up to CLOSE_SECONDS), draws the last
+        counts, then closes the OAuth stores."""
+        if not await self.backlog.finished(CLOSE_SECONDS):
+            log.warning("%d acknowledged clicks still unanswered at close", self.backlog.pending)
         await self.posts.flush()
         if self.oauth is not None:
             await self.oauth.close()
@@ -100,14 +110,23 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     token = None if distribution else secrets.slack_bot_token
     delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
     schedule = ScheduleCommands(app.schedules, delivery).run
-    _register(bolt, app.quiz, posts, Admins(settings.admins), app.metrics, schedule)
+    backlog = Backlog()
+    _register(bolt, app.quiz, posts, Admins(settings.admins), app.metrics, schedule, backlog)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
         bolt.event("app_uninstalled")(_single_token_revoked)
         bolt.event("tokens_revoked")(_single_token_revoked)
     signing_secret = secrets.slack_signing_secret or ""
-    return SlackBot(bolt, posts, distribution, signing_secret, app=app, delivery=delivery)
+    return SlackBot(
+        bolt,
+        posts,
+        distribution,
+        signing_secret,
+        app=app,
+        delivery=delivery,
+        backlog=backlog,
+    )
 
 
 async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -166,6 +185,7 @@ def _register(
     admins: Admins,
     metrics: Metrics,
     schedule: Handler,
+    backlog: Backlog,
 ) -> None:
     commands = Commands(quiz, posts, schedule)
     clicks = Clicks(quiz, posts)
@@ -206,8 +226,11 @@ def _register(
                 who = await admins.check(context.client, actor) if admin else actor
                 done.append(await handle(Click(who, action.get("value"), context.client, respond)))
 
-            failure = await guarded(quiz, respond, actor, work)
-            record(metrics, actor, action.get("value"), failure or done[0], arrived)
+            async def answer() -> None:
+                failure = await guarded(quiz, respond, actor, work)
+                record(metrics, actor, action.get("value"), failure or done[0], arrived)
+
+            await backlog.run(answer, arrived)
 
         return listener
 

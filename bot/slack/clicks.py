@@ -2,12 +2,17 @@
 sample and one log line per click.
 
 Values are parsed by `actions`; one that names no open post and choice is a stale click.
+Acknowledged clicks wait in a `Backlog` for their turn, so answering a burst never delays
+the acks of the clicks still arriving.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
@@ -74,6 +79,76 @@ def record(
             "latency_ms": round(seconds * 1000, 1),
         },
     )
+
+
+ANSWERING = 4
+"""Clicks answered at once. Each is a database transaction (on SQLite, in a thread that
+competes with the event loop for the GIL) and a response_url post: more at once answer no
+faster, and the acks still waiting on the event loop are what they slow down."""
+PATIENCE = 2.0
+"""The longest a click's answer waits, from the click's arrival, for the acks to be done."""
+
+
+class Backlog:
+    """Acknowledged clicks waiting for their answer: at most `limit` worked on at once, and
+    none started while a request is still waiting for its ack (`acking`), unless the click
+    has waited `patience` seconds since it arrived (so steady traffic still gets answers).
+
+    A transaction in a worker thread holds the GIL for milliseconds at a time, and the event
+    loop waits for it at every system call: answering while acks are due is what made
+    the acks of a burst slow. Order is kept (asyncio's semaphore is first come, first
+    served), and `finished` tells shutdown when the last taken click has been answered."""
+
+    def __init__(self, limit: int = ANSWERING, patience: float = PATIENCE) -> None:
+        self._slots = asyncio.Semaphore(limit)
+        self._patience = patience
+        self._pending = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._acking = 0
+        self._acked = asyncio.Event()
+        self._acked.set()
+
+    @property
+    def pending(self) -> int:
+        """Clicks acknowledged and not yet answered (being answered, or waiting)."""
+        return self._pending
+
+    @contextlib.contextmanager
+    def acking(self) -> Iterator[None]:
+        """Around the handling of a request until its ack is sent (HTTP mode)."""
+        self._acking += 1
+        self._acked.clear()
+        try:
+            yield
+        finally:
+            self._acking -= 1
+            if not self._acking:
+                self._acked.set()
+
+    async def run(self, work: Callable[[], Awaitable[None]], arrived: float) -> None:
+        """Runs `work` in its turn; `arrived`: the click's arrival (`time.monotonic()`)."""
+        self._pending += 1
+        self._idle.clear()
+        try:
+            async with self._slots:
+                wait = arrived + self._patience - time.monotonic()
+                if not self._acked.is_set() and wait > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._acked.wait(), wait)
+                await work()
+        finally:
+            self._pending -= 1
+            if not self._pending:
+                self._idle.set()
+
+    async def finished(self, seconds: float) -> bool:
+        """Waits, up to `seconds`, until every click taken has been answered."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
 
 
 class Clicks:
