@@ -102,6 +102,8 @@ class QuizClient(discord.AutoShardedClient):
         self.tree = QuizTree(self)
         self.posts = PostMessages(self, app.quiz, app.clock, refresh_interval)
         self.delivery = DiscordDelivery(self, app.quiz, self.posts)
+        self.workload = replies.Workload()
+        """The interactions being answered: a burst is acknowledged first (`in_time`)."""
 
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
