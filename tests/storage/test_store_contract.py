@@ -16,6 +16,7 @@ from sqlalchemy.util import await_only
 from bot.core.errors import QuizError
 from bot.core.store import (
     AnswerStatus,
+    Judge,
     NewPost,
     PostRecord,
     RunAnswerRecord,
@@ -246,6 +247,32 @@ async def test_a_click_is_judged_on_the_row_it_stores_against(store: SqlStore) -
     assert (outcome.status, outcome.choice, outcome.post) == (AnswerStatus.NEW, 2, post)
     assert outcome.player.totals == Totals(answered=1, correct=1, points=1)
     assert await store.tally(post.id) == {2: 1}
+
+
+async def test_refused_clicks_among_many_at_once_fail_only_themselves(store: SqlStore) -> None:
+    """Writes that arrive together may share a transaction (SQLite's group commit): a judge
+    that refuses must not take the others' answers with it."""
+    post = await new_post(store)
+
+    def judge(i: int) -> Judge:
+        def decide(_row: PostRecord) -> tuple[int, bool]:
+            if i % 3 == 0:
+                raise QuizError("stale_click")
+            return i % 4, i % 4 == 2
+
+        return decide
+
+    outcomes = await asyncio.gather(
+        *(store.answer_post(post.id, f"U{i}", at(1), judge(i)) for i in range(30)),
+        return_exceptions=True,
+    )
+    refused = [i for i, o in enumerate(outcomes) if isinstance(o, QuizError)]
+    stored = [o for o in outcomes if not isinstance(o, BaseException)]
+    assert refused == list(range(0, 30, 3))
+    assert all(o.status is AnswerStatus.NEW for o in stored) and len(stored) == 20
+    assert await store.answer_count(post.id) == 20
+    assert await store.answer_post(post.id, "U0", at(2), judge(1)) is not None
+    assert await store.answer_count(post.id) == 21
 
 
 async def test_answer_to_unknown_post_is_closed(store: SqlStore) -> None:
