@@ -7,8 +7,9 @@ Manage Server itself (`_admin`), and the core checks again where it decides.
 
 from __future__ import annotations
 
+import contextlib
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
@@ -220,6 +221,23 @@ class QuizTree(app_commands.CommandTree):
         self.add_command(QuizCommands())
         self.add_command(AdminCommands())
 
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        """Options the command does not have, or of another type, come from a version of it
+        Discord still shows (a sync is due): the callback would get values of the wrong
+        type. A command is refused like any signature mismatch; autocomplete offers nothing."""
+        command = interaction.command
+        if not isinstance(command, app_commands.Command):
+            return True
+        types = {p.display_name: p.type.value for p in command.parameters}
+        data: Any = interaction.data or {}
+        if all(types.get(str(o.get("name"))) == o.get("type") for o in _given_options(data)):
+            return True
+        if interaction.type is discord.InteractionType.autocomplete:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.autocomplete([])
+            return False
+        raise app_commands.CommandSignatureMismatch(command)
+
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
@@ -236,3 +254,11 @@ class QuizTree(app_commands.CommandTree):
             await report(interaction, QuizError("unknown_command", command=f"/{name}"))
         else:
             await report(interaction, error)
+
+
+def _given_options(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The options given to the subcommand itself, below its group and subgroup."""
+    options: list[dict[str, Any]] = data.get("options", [])
+    while options and options[0].get("type") in (1, 2):
+        options = options[0].get("options", [])
+    return options
