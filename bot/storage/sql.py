@@ -187,7 +187,15 @@ def _unavailable(context: ExceptionContext) -> BaseException | None:
 
 
 _DISCONNECTS = frozenset(
-    {"ConnectionDoesNotExistError", "CannotConnectNowError", "ConnectionFailureError"}
+    {
+        "ConnectionDoesNotExistError",
+        "CannotConnectNowError",
+        "ConnectionFailureError",
+        # Rolled back by PostgreSQL for the caller to retry: a deadlock it broke, a
+        # serialization failure.
+        "DeadlockDetectedError",
+        "SerializationError",
+    }
 )
 
 
@@ -473,7 +481,7 @@ class SqlStore:
                 return AnswerStatus.NEW, choice
             return AnswerStatus.DUPLICATE, _post_choice(conn, post_id, user_id)
 
-        return await self._tx.write(write)
+        return await self._tx.write(write, user=user_id)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         def read(conn: Connection) -> int | None:
@@ -602,7 +610,7 @@ class SqlStore:
             ).one()
             return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
 
-        return await self._tx.write(write)
+        return await self._tx.write(write, user=run.user_id)
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
         await self._exec(

@@ -40,6 +40,8 @@ WRITE = "quizbot_write"
 """Execution option marking a write transaction (BEGIN IMMEDIATE on SQLite)."""
 READ = "quizbot_read"
 """Execution option marking a store read: no BEGIN on SQLite (autocommit)."""
+LANES = 4
+"""PostgreSQL: transactions of clicks that may run at once (a quarter of the pool)."""
 READERS = 2
 """SQLite reader threads: WAL lets them read beside the writer; sqlite3 drops the GIL while
 it steps, so two keep a 2-core machine busy without queueing reads behind writes."""
@@ -56,7 +58,6 @@ class Transactions:
         self._engine = engine
         self._sqlite = sqlite_engine
         self._threads: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
-        self._batch: Batch | None = None
         self._writer: Engine
         self._snapshot: Engine
         self._reader: Engine
@@ -69,6 +70,7 @@ class Transactions:
             self._writer = sync.execution_options(isolation_level="READ COMMITTED", **{WRITE: True})
             self._snapshot = sync.execution_options(isolation_level="READ COMMITTED")
             self._reader = sync.execution_options(isolation_level="AUTOCOMMIT", **{READ: True})
+            self._batch = Batch(self._writer, None, lanes=LANES)
         else:
             self._writer = sqlite_engine.execution_options(**{WRITE: True})
             self._snapshot = sqlite_engine
@@ -79,10 +81,14 @@ class Transactions:
             )
             self._batch = Batch(self._writer, self._threads[0])
 
-    async def write(self, work: Work[T]) -> T:
-        """`work` in a write transaction: committed if it returns, rolled back if it raises."""
-        if self._batch is not None:
-            return await self._batch.write(work)
+    async def write(self, work: Work[T], *, user: str | None = None) -> T:
+        """`work` in a write transaction: committed if it returns, rolled back if it raises.
+
+        `user`: the one user whose rows `work` writes (a click), so it may share a
+        transaction with others' (see `Batch`). On SQLite every write may.
+        """
+        if self._threads is not None or user is not None:
+            return await self._batch.write(work, user or "")
         return await self._run(0, self._write, work)
 
     async def read(self, work: Work[T], *, snapshot: bool = False) -> T:
@@ -92,8 +98,7 @@ class Transactions:
 
     async def close(self) -> None:
         """Waits for running functions, then closes every connection."""
-        if self._batch is not None:
-            await self._batch.drain()
+        await self._batch.drain()
         if self._threads is not None:
             for pool in self._threads:
                 await asyncio.to_thread(pool.shutdown, wait=True)
@@ -123,45 +128,63 @@ class Transactions:
 
 
 class Batch:
-    """SQLite's writes, run one transaction at a time on the writer thread, each transaction
-    taking every write that queued while the one before ran (up to `MOST`).
+    """Writes run as transactions one at a time per lane, each transaction taking every
+    write that queued in its lane while the one before ran (up to `MOST`): a group commit.
+
+    SQLite has one lane, on the writer thread. PostgreSQL has `lanes` on the event loop
+    (in a greenlet each), and a write goes to the lane of its key, the user it is for: two
+    transactions running at once then never lock the same user's rows (answers, standings)
+    in opposite orders, so batching adds no deadlock.
 
     Store functions are re-runnable (they decide from what they read), so when one raises,
     the batch is rolled back and each of its functions runs again alone: one refused click
-    fails only itself. A database that is unavailable (locked past busy_timeout) fails the
-    whole batch at once rather than making each function wait again.
+    fails only itself. A database that is unavailable (locked past busy_timeout, gone) fails
+    the whole batch at once rather than making each function wait again.
     """
 
     MOST = 64
 
-    def __init__(self, writer: Engine, thread: ThreadPoolExecutor) -> None:
+    def __init__(self, writer: Engine, thread: ThreadPoolExecutor | None, lanes: int = 1) -> None:
         self._writer = writer
         self._thread = thread
-        self._queue: list[tuple[Work[Any], asyncio.Future[Any]]] = []
-        self._running: asyncio.Task[None] | None = None
+        """None: run on the event loop in a greenlet (PostgreSQL)."""
+        self._queues: list[list[tuple[Work[Any], asyncio.Future[Any]]]] = [[] for _ in range(lanes)]
+        self._running: dict[int, asyncio.Task[None]] = {}
+        """Lanes draining their queue in a task of their own."""
+        self._busy: set[int] = set()
+        """Lanes running a transaction, in a task or in the writer's own call."""
 
-    async def write(self, work: Work[T]) -> T:
-        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.append((work, future))
-        if self._running is None:
-            self._running = asyncio.create_task(self._run())
-        return await future
+    async def write(self, work: Work[T], key: str = "") -> T:
+        lane = hash(key) % len(self._queues)
+        if lane in self._busy:  # queue behind the transaction running in this lane
+            future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+            self._queues[lane].append((work, future))
+            return await future
+        self._busy.add(lane)  # an idle lane: run it here, no task and no queue
+        try:
+            [(ok, value)] = await self._execute([work])
+        finally:
+            if self._queues[lane]:
+                self._running[lane] = asyncio.create_task(self._run(lane))
+            else:
+                self._busy.discard(lane)
+        if ok:
+            result: T = value
+            return result
+        raise value
 
     async def drain(self) -> None:
         """Waits until every queued write has run."""
-        while self._running is not None:
-            await asyncio.shield(self._running)
+        while self._running:
+            await asyncio.shield(next(iter(self._running.values())))
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
+    async def _run(self, lane: int) -> None:
+        queue = self._queues[lane]
         try:
-            while self._queue:
-                batch, self._queue = self._queue[: self.MOST], self._queue[self.MOST :]
-                works = [work for work, _ in batch]
-                try:
-                    outcomes = await loop.run_in_executor(self._thread, self._commit, works)
-                except Exception as error:  # the thread itself could not run it
-                    outcomes = [(False, _each(error)) for _ in batch]
+            while queue:
+                batch = queue[: self.MOST]
+                del queue[: self.MOST]
+                outcomes = await self._execute([work for work, _ in batch])
                 for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
                     if future.done():  # its caller was cancelled
                         continue
@@ -170,7 +193,18 @@ class Batch:
                     else:
                         future.set_exception(value)
         finally:
-            self._running = None
+            del self._running[lane]
+            self._busy.discard(lane)
+
+    async def _execute(self, works: list[Work[Any]]) -> list[tuple[bool, Any]]:
+        try:
+            if self._thread is None:
+                outcomes: list[tuple[bool, Any]] = await greenlet_spawn(self._commit, works)
+                return outcomes
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._thread, self._commit, works)
+        except Exception as error:  # the thread itself could not run it
+            return [(False, _each(error)) for _ in works]
 
     def _commit(self, works: list[Work[Any]]) -> list[tuple[bool, Any]]:
         """In the writer thread: (True, result) or (False, exception) per function."""
