@@ -49,7 +49,7 @@ ANSWERING = 4
 """Core calls run at once under load. Each is a database transaction (on SQLite, in a thread
 that competes with the event loop for the GIL): more at once answer no faster, and the
 acknowledgements still due on the event loop are what they slow down."""
-PATIENCE = 1.0
+PATIENCE = 2.0
 """The longest a call under load waits for the acknowledgements still due, from its start."""
 
 _THINKING = "quizbot.thinking"
