@@ -79,6 +79,7 @@ from bot.storage.tables import (
     runs,
     schedule_slots,
     schedules,
+    score_counts,
     servers,
     standings,
     user_settings,
@@ -292,6 +293,11 @@ class SqlStore:
                 "points": standings.c.points + upsert.excluded.points,
                 "reached_at": greatest(standings.c.reached_at, upsert.excluded.reached_at),
             },
+        ).returning(standings.c.period, standings.c.deck_key, standings.c.points)
+        counted = self._insert(score_counts)
+        self._move_counts_stmt = counted.on_conflict_do_update(
+            index_elements=list(score_counts.primary_key.columns),
+            set_={"users": score_counts.c.users + counted.excluded.users},
         )
         """One statement, built once and run for the six rows (a multi-row VALUES would be
         compiled afresh for every answer)."""
@@ -450,11 +456,14 @@ class SqlStore:
                     AnswerStatus.CLOSED, None, _player(conn, "", user_id), None
                 )
             post = _post(target)
-            status, stands = answer(conn, post, target.timezone or "UTC")
-            return PostAnswerOutcome(status, stands, _player(conn, post.server_id, user_id), post)
+            moves: list[dict[str, Any]] = []
+            status, stands = answer(conn, post, target.timezone or "UTC", moves)
+            player = _player(conn, post.server_id, user_id)
+            self._move_counts(conn, moves)
+            return PostAnswerOutcome(status, stands, player, post)
 
         def answer(
-            conn: Connection, post: PostRecord, zone: str
+            conn: Connection, post: PostRecord, zone: str, moves: list[dict[str, Any]]
         ) -> tuple[AnswerStatus, int | None]:
             if post.closed_at is not None:
                 return AnswerStatus.CLOSED, _post_choice(conn, post_id, user_id)
@@ -473,15 +482,12 @@ class SqlStore:
             }
             if conn.execute(self._new_post_answer, row).first() is not None:
                 if correct:
-                    self._add_points(
-                        conn,
-                        _Scored(post.server_id, post.season, post.deck_id, user_id, 1, at),
-                        zone,
-                    )
+                    scored = _Scored(post.server_id, post.season, post.deck_id, user_id, 1, at)
+                    moves += self._add_points(conn, scored, zone)
                 return AnswerStatus.NEW, choice
             return AnswerStatus.DUPLICATE, _post_choice(conn, post_id, user_id)
 
-        return await self._tx.write(write, user=user_id)
+        return await self._tx.write(write)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         def read(conn: Connection) -> int | None:
@@ -595,11 +601,10 @@ class SqlStore:
                     zone = conn.scalar(
                         select(servers.c.timezone).where(servers.c.server_id == run.server_id)
                     )
-                    self._add_points(
-                        conn,
-                        _Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at),
-                        zone or "UTC",
+                    scored = _Scored(
+                        run.server_id, run.season, run.deck_id, run.user_id, points, at
                     )
+                    self._move_counts(conn, self._add_points(conn, scored, zone or "UTC"))
                 return RunAnswerOutcome(
                     AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
                 )
@@ -610,7 +615,7 @@ class SqlStore:
             ).one()
             return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
 
-        return await self._tx.write(write, user=run.user_id)
+        return await self._tx.write(write)
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
         await self._exec(
@@ -621,9 +626,11 @@ class SqlStore:
 
     # Leaderboard and stats
 
-    def _add_points(self, conn: Connection, scored: _Scored, zone: str) -> None:
+    def _add_points(self, conn: Connection, scored: _Scored, zone: str) -> list[dict[str, Any]]:
         """Adds a scoring answer to its six standings rows (week, month and all time; its
-        deck and all decks), in the transaction that stored it."""
+        deck and all decks), in the transaction that stored it. Returns the score count
+        moves (`_move_counts`): the user leaves their old total and joins the new one on
+        each of the six leaderboards."""
         rows = [
             {
                 "server_id": scored.server_id,
@@ -637,7 +644,23 @@ class SqlStore:
             for period in answer_keys(scored.at, zone)
             for deck in (scored.deck_id, ALL_DECKS)
         ]
-        conn.execute(self._add_points_stmt, rows)
+        key = {"server_id": scored.server_id, "season": scored.season}
+        moves = []
+        for period, deck, total in conn.execute(self._add_points_stmt, rows).all():
+            board = {**key, "period": period, "deck_key": deck}
+            moves.append({**board, "points": total, "users": 1})
+            if total > scored.points:
+                moves.append({**board, "points": total - scored.points, "users": -1})
+        return moves
+
+    def _move_counts(self, conn: Connection, moves: list[dict[str, Any]]) -> None:
+        """Applies score count moves in one statement, in key order, as a transaction's last
+        write: those rows are shared by every user at a total (in a burst, everyone crosses
+        1 point at once), so on PostgreSQL they are locked only until the COMMIT, always in
+        the same order, and never in a cycle with another transaction."""
+        if moves:
+            moves.sort(key=lambda m: (m["period"], m["deck_key"], m["points"]))
+            conn.execute(self._move_counts_stmt, moves)
 
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         if query.period is not None:
@@ -670,12 +693,12 @@ class SqlStore:
                 row = conn.execute(mine).first()
                 if row is None:
                     return None
-                # A range of the rank index, never a correlated scan of the period's rows.
+                # The users above: a sum over the distinct totals above theirs.
                 better: int = (
                     conn.scalar(
-                        select(func.count())
-                        .select_from(standings)
-                        .where(*_kept(standings, query), standings.c.points > row.points)
+                        select(func.sum(score_counts.c.users)).where(
+                            *_kept(score_counts, query), score_counts.c.points > row.points
+                        )
                     )
                     or 0
                 )

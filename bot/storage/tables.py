@@ -285,3 +285,18 @@ Index(
     standings.c.user_id,
 )
 """The top of a period in leaderboard order, and how many users have more points than one."""
+
+score_counts = Table(
+    "score_counts",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("season", Integer, primary_key=True),
+    Column("period", String, primary_key=True),
+    Column("deck_key", String, primary_key=True),
+    Column("points", Integer, primary_key=True),
+    Column("users", Integer, nullable=False),
+)
+"""How many users of one leaderboard (server, season, period, deck or all) hold each points
+total, kept in step with `standings`: a caller's rank is 1 + the users above their total,
+summed over a few hundred totals instead of counted over every user. A total nobody holds
+any more stays as a row of 0."""

@@ -40,8 +40,6 @@ WRITE = "quizbot_write"
 """Execution option marking a write transaction (BEGIN IMMEDIATE on SQLite)."""
 READ = "quizbot_read"
 """Execution option marking a store read: no BEGIN on SQLite (autocommit)."""
-LANES = 4
-"""PostgreSQL: transactions of clicks that may run at once (a quarter of the pool)."""
 READERS = 2
 """SQLite reader threads: WAL lets them read beside the writer; sqlite3 drops the GIL while
 it steps, so two keep a 2-core machine busy without queueing reads behind writes."""
@@ -58,6 +56,7 @@ class Transactions:
         self._engine = engine
         self._sqlite = sqlite_engine
         self._threads: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
+        self._batch: Batch | None = None
         self._writer: Engine
         self._snapshot: Engine
         self._reader: Engine
@@ -70,7 +69,6 @@ class Transactions:
             self._writer = sync.execution_options(isolation_level="READ COMMITTED", **{WRITE: True})
             self._snapshot = sync.execution_options(isolation_level="READ COMMITTED")
             self._reader = sync.execution_options(isolation_level="AUTOCOMMIT", **{READ: True})
-            self._batch = Batch(self._writer, None, lanes=LANES)
         else:
             self._writer = sqlite_engine.execution_options(**{WRITE: True})
             self._snapshot = sqlite_engine
@@ -81,14 +79,10 @@ class Transactions:
             )
             self._batch = Batch(self._writer, self._threads[0])
 
-    async def write(self, work: Work[T], *, user: str | None = None) -> T:
-        """`work` in a write transaction: committed if it returns, rolled back if it raises.
-
-        `user`: the one user whose rows `work` writes (a click), so it may share a
-        transaction with others' (see `Batch`). On SQLite every write may.
-        """
-        if self._threads is not None or user is not None:
-            return await self._batch.write(work, user or "")
+    async def write(self, work: Work[T]) -> T:
+        """`work` in a write transaction: committed if it returns, rolled back if it raises."""
+        if self._batch is not None:
+            return await self._batch.write(work)
         return await self._run(0, self._write, work)
 
     async def read(self, work: Work[T], *, snapshot: bool = False) -> T:
@@ -98,7 +92,8 @@ class Transactions:
 
     async def close(self) -> None:
         """Waits for running functions, then closes every connection."""
-        await self._batch.drain()
+        if self._batch is not None:
+            await self._batch.drain()
         if self._threads is not None:
             for pool in self._threads:
                 await asyncio.to_thread(pool.shutdown, wait=True)
@@ -128,46 +123,43 @@ class Transactions:
 
 
 class Batch:
-    """Writes run as transactions one at a time per lane, each transaction taking every
-    write that queued in its lane while the one before ran (up to `MOST`): a group commit.
-
-    SQLite has one lane, on the writer thread. PostgreSQL has `lanes` on the event loop
-    (in a greenlet each), and a write goes to the lane of its key, the user it is for: two
-    transactions running at once then never lock the same user's rows (answers, standings)
-    in opposite orders, so batching adds no deadlock.
+    """SQLite's writes, run one transaction at a time on the writer thread, each transaction
+    taking every write that queued while the one before ran (up to `MOST`): a group commit.
+    A write that finds the writer idle runs at once in its own call (no task, no queue), so
+    a quiet bot pays nothing for it.
 
     Store functions are re-runnable (they decide from what they read), so when one raises,
     the batch is rolled back and each of its functions runs again alone: one refused click
-    fails only itself. A database that is unavailable (locked past busy_timeout, gone) fails
-    the whole batch at once rather than making each function wait again.
+    fails only itself. A database that is unavailable (locked past busy_timeout) fails the
+    whole batch at once rather than making each function wait again.
+
+    Not for PostgreSQL, whose transactions run side by side: one holding many users' score
+    counts would lock rows shared by every user in no common order.
     """
 
     MOST = 64
 
-    def __init__(self, writer: Engine, thread: ThreadPoolExecutor | None, lanes: int = 1) -> None:
+    def __init__(self, writer: Engine, thread: ThreadPoolExecutor) -> None:
         self._writer = writer
         self._thread = thread
-        """None: run on the event loop in a greenlet (PostgreSQL)."""
-        self._queues: list[list[tuple[Work[Any], asyncio.Future[Any]]]] = [[] for _ in range(lanes)]
-        self._running: dict[int, asyncio.Task[None]] = {}
-        """Lanes draining their queue in a task of their own."""
-        self._busy: set[int] = set()
-        """Lanes running a transaction, in a task or in the writer's own call."""
+        self._queue: list[tuple[Work[Any], asyncio.Future[Any]]] = []
+        self._busy = False
+        self._running: asyncio.Task[None] | None = None
+        """Set while the queue drains in a task of its own."""
 
-    async def write(self, work: Work[T], key: str = "") -> T:
-        lane = hash(key) % len(self._queues)
-        if lane in self._busy:  # queue behind the transaction running in this lane
+    async def write(self, work: Work[T]) -> T:
+        if self._busy:  # queue behind the transaction running now
             future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-            self._queues[lane].append((work, future))
+            self._queue.append((work, future))
             return await future
-        self._busy.add(lane)  # an idle lane: run it here, no task and no queue
+        self._busy = True
         try:
             [(ok, value)] = await self._execute([work])
         finally:
-            if self._queues[lane]:
-                self._running[lane] = asyncio.create_task(self._run(lane))
+            if self._queue:
+                self._running = asyncio.create_task(self._run())
             else:
-                self._busy.discard(lane)
+                self._busy = False
         if ok:
             result: T = value
             return result
@@ -175,15 +167,14 @@ class Batch:
 
     async def drain(self) -> None:
         """Waits until every queued write has run."""
-        while self._running:
-            await asyncio.shield(next(iter(self._running.values())))
+        while self._running is not None:
+            await asyncio.shield(self._running)
 
-    async def _run(self, lane: int) -> None:
-        queue = self._queues[lane]
+    async def _run(self) -> None:
         try:
-            while queue:
-                batch = queue[: self.MOST]
-                del queue[: self.MOST]
+            while self._queue:
+                batch = self._queue[: self.MOST]
+                del self._queue[: self.MOST]
                 outcomes = await self._execute([work for work, _ in batch])
                 for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
                     if future.done():  # its caller was cancelled
@@ -193,15 +184,12 @@ class Batch:
                     else:
                         future.set_exception(value)
         finally:
-            del self._running[lane]
-            self._busy.discard(lane)
+            self._running = None
+            self._busy = False
 
     async def _execute(self, works: list[Work[Any]]) -> list[tuple[bool, Any]]:
+        loop = asyncio.get_running_loop()
         try:
-            if self._thread is None:
-                outcomes: list[tuple[bool, Any]] = await greenlet_spawn(self._commit, works)
-                return outcomes
-            loop = asyncio.get_running_loop()
             return await loop.run_in_executor(self._thread, self._commit, works)
         except Exception as error:  # the thread itself could not run it
             return [(False, _each(error)) for _ in works]
