@@ -3,7 +3,8 @@ SQLite and PostgreSQL, with 1, 10 and 100 users clicking at once.
 
 Baseline: the bare driver (aiosqlite, asyncpg) writing the same rows with the same
 transaction shape as `SqlStore.answer_post` (read the post, insert the answer, add a right
-answer's points to its six standings rows), one transaction per answer, through a pool of
+answer's point to its six standings rows and move its score counts), one transaction per
+answer, through a pool of
 the same size as the engine's (5 + 10 overflow), with the same number of concurrent users.
 The engine does more: it also reads what the private reply shows (totals, streak,
 languages). Rounds alternate baseline and engine; each side's best round counts (the
@@ -99,28 +100,60 @@ _PG_INSERT = (
 )
 
 
-_SQLITE_POINTS = (
-    "INSERT INTO standings (server_id, season, period, deck_key, user_id, points, reached_at)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (server_id, season, period, deck_key, user_id)"
-    " DO UPDATE SET points = standings.points + excluded.points,"
-    " reached_at = max(standings.reached_at, excluded.reached_at)"
-)
-_PG_POINTS = (
-    "INSERT INTO standings (server_id, season, period, deck_key, user_id, points, reached_at)"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (server_id, season, period, deck_key,"
-    " user_id) DO UPDATE SET points = standings.points + excluded.points,"
-    " reached_at = greatest(standings.reached_at, excluded.reached_at)"
-)
+def _points(placeholders: list[str], greatest: str) -> str:
+    """The six standings rows of a right answer in one statement, returning the new totals
+    (the store's upsert)."""
+    values = ", ".join(f"({', '.join(group)})" for group in _groups(placeholders, 7))
+    return (
+        "INSERT INTO standings (server_id, season, period, deck_key, user_id, points,"
+        f" reached_at) VALUES {values} ON CONFLICT (server_id, season, period, deck_key,"
+        " user_id) DO UPDATE SET points = standings.points + excluded.points,"
+        f" reached_at = {greatest}(standings.reached_at, excluded.reached_at)"
+        " RETURNING period, deck_key, points"
+    )
 
 
-def _points_rows(row: Any, user_id: str, at: Any) -> list[tuple[Any, ...]]:
+def _counts(placeholders: list[str]) -> str:
+    """The score count moves of a right answer in one statement, as the store writes them."""
+    values = ", ".join(f"({', '.join(group)})" for group in _groups(placeholders, 6))
+    return (
+        "INSERT INTO score_counts (server_id, season, period, deck_key, points, users)"
+        f" VALUES {values} ON CONFLICT (server_id, season, period, deck_key, points)"
+        " DO UPDATE SET users = score_counts.users + excluded.users"
+    )
+
+
+def _groups(items: list[str], size: int) -> list[list[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+_SQLITE_POINTS = _points(["?"] * 42, "max")
+_PG_POINTS = _points([f"${i}" for i in range(1, 43)], "greatest")
+
+
+def _points_args(row: Any, user_id: str, at: Any) -> list[Any]:
     """The six standings rows a right answer adds a point to (week, month, all time; its
-    deck and all decks), as the store writes them."""
+    deck and all decks), flattened for `_points`."""
     return [
-        (row[0], row[1], period, deck, user_id, 1, at)
+        value
         for period in answer_keys(datetime.now(UTC), "UTC")
         for deck in (row[2], ALL_DECKS)
+        for value in (row[0], row[1], period, deck, user_id, 1, at)
     ]
+
+
+def _moves(row: Any, totals: list[Any]) -> tuple[int, list[Any]]:
+    """The score count moves for the new totals: (rows, flattened values), in key order."""
+    moves = sorted(
+        [(row[0], row[1], period, deck, total, 1) for period, deck, total in totals]
+        + [
+            (row[0], row[1], period, deck, total - 1, -1)
+            for period, deck, total in totals
+            if total > 1
+        ],
+        key=lambda m: (m[2], m[3], m[4]),
+    )
+    return len(moves), [value for move in moves for value in move]
 
 
 def _sqlite_time(at: datetime) -> str:
@@ -174,7 +207,9 @@ async def bare_sqlite(where: Place) -> AsyncIterator[Answer]:
                     assert await cur.fetchone() is not None
                     if correct:
                         now = _sqlite_time(datetime.now(UTC))
-                        await conn.executemany(_SQLITE_POINTS, _points_rows(row, user_id, now))
+                        cur = await conn.execute(_SQLITE_POINTS, _points_args(row, user_id, now))
+                        n, moves = _moves(row, list(await cur.fetchall()))
+                        await conn.execute(_counts(["?"] * (6 * n)), moves)
                     await conn.execute("COMMIT")
                 except BaseException:
                     await conn.execute("ROLLBACK")
@@ -215,7 +250,10 @@ async def bare_postgres(where: Place) -> AsyncIterator[Answer]:
             )
             assert stored is not None
             if correct:
-                await conn.executemany(_PG_POINTS, _points_rows(row, user_id, datetime.now(UTC)))
+                now = datetime.now(UTC)
+                totals = await conn.fetch(_PG_POINTS, *_points_args(row, user_id, now))
+                n, moves = _moves(row, [tuple(t) for t in totals])
+                await conn.execute(_counts([f"${i}" for i in range(1, 6 * n + 1)]), *moves)
 
     try:
         yield answer
