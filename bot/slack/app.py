@@ -230,7 +230,8 @@ def _register(
                 failure = await guarded(quiz, respond, actor, work)
                 record(metrics, actor, action.get("value"), failure or done[0], arrived)
 
-            await backlog.run(answer, arrived)
+            who = None if actor is None else (actor.server_id, actor.user_id)
+            await backlog.run(answer, arrived, who)
 
         return listener
 

@@ -14,6 +14,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
@@ -87,21 +88,32 @@ competes with the event loop for the GIL) and a response_url post: more at once 
 faster, and the acks still waiting on the event loop are what they slow down."""
 PATIENCE = 2.0
 """The longest a click's answer waits, from the click's arrival, for the acks to be done."""
+LULL = 0.05
+"""How long no request must have come or gone before answering starts: a burst's requests
+arrive in waves, and a gap between two waves is not the end of the burst."""
 
 
 class Backlog:
     """Acknowledged clicks waiting for their answer: at most `limit` worked on at once, and
-    none started while a request is still waiting for its ack (`acking`), unless the click
-    has waited `patience` seconds since it arrived (so steady traffic still gets answers).
+    none started while a request is still waiting for its ack (`acking`) or in the `lull`
+    after one, unless the click has waited `patience` seconds since it arrived (so steady
+    traffic still gets answers).
 
     A transaction in a worker thread holds the GIL for milliseconds at a time, and the event
     loop waits for it at every system call: answering while acks are due is what made
     the acks of a burst slow. Order is kept (asyncio's semaphore is first come, first
     served), and `finished` tells shutdown when the last taken click has been answered."""
 
-    def __init__(self, limit: int = ANSWERING, patience: float = PATIENCE) -> None:
+    def __init__(
+        self, limit: int = ANSWERING, patience: float = PATIENCE, lull: float = LULL
+    ) -> None:
         self._slots = asyncio.Semaphore(limit)
         self._patience = patience
+        self._lull = lull
+        self._last = 0.0
+        """When a request last came or went (`time.monotonic()`)."""
+        self._turns: dict[object, list[Any]] = {}
+        """Per person: a lock their clicks take in turn, and how many hold or want it."""
         self._pending = 0
         self._idle = asyncio.Event()
         self._idle.set()
@@ -119,28 +131,49 @@ class Backlog:
         """Around the handling of a request until its ack is sent (HTTP mode)."""
         self._acking += 1
         self._acked.clear()
+        self._last = time.monotonic()
         try:
             yield
         finally:
             self._acking -= 1
+            self._last = time.monotonic()
             if not self._acking:
                 self._acked.set()
 
-    async def run(self, work: Callable[[], Awaitable[None]], arrived: float) -> None:
-        """Runs `work` in its turn; `arrived`: the click's arrival (`time.monotonic()`)."""
+    async def run(
+        self, work: Callable[[], Awaitable[None]], arrived: float, who: object = None
+    ) -> None:
+        """Runs `work` in its turn; `arrived`: the click's arrival (`time.monotonic()`).
+
+        The clicks of one `who` (a person; None: no one in particular) are answered one
+        after another, in the order they came: a second click never overtakes the first,
+        which stands."""
         self._pending += 1
         self._idle.clear()
+        turn = self._turns.setdefault(who, [asyncio.Lock(), 0])
+        turn[1] += 1
         try:
-            async with self._slots:
-                wait = arrived + self._patience - time.monotonic()
-                if not self._acked.is_set() and wait > 0:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._acked.wait(), wait)
+            async with turn[0] if who is not None else contextlib.nullcontext(), self._slots:
+                await self._lull_or_patience(arrived + self._patience)
                 await work()
         finally:
+            turn[1] -= 1
+            if not turn[1]:
+                del self._turns[who]
             self._pending -= 1
             if not self._pending:
                 self._idle.set()
+
+    async def _lull_or_patience(self, deadline: float) -> None:
+        """Returns once no ack is due and none was for `lull` seconds, or at `deadline`."""
+        while (now := time.monotonic()) < deadline:
+            if not self._acked.is_set():
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._acked.wait(), deadline - now)
+            elif (quiet := time.monotonic() - self._last) < self._lull:
+                await asyncio.sleep(min(self._lull - quiet, deadline - now))
+            else:
+                return
 
     async def finished(self, seconds: float) -> bool:
         """Waits, up to `seconds`, until every click taken has been answered."""

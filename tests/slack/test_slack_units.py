@@ -13,7 +13,7 @@ import yaml
 
 from bot.slack import actions
 from bot.slack.app import COMMAND
-from bot.slack.clicks import Backlog
+from bot.slack.clicks import LULL, Backlog
 from bot.slack.commands import parse
 from bot.slack.dedup import SeenEvents
 from bot.slack.identity import is_admin_profile, server_id
@@ -166,7 +166,24 @@ async def test_the_backlog_answers_a_few_clicks_at_once_in_order() -> None:
     assert backlog.pending == 0 and await backlog.finished(0.1)
 
 
-async def test_the_backlog_waits_for_the_acks_but_not_past_its_patience() -> None:
+async def test_one_persons_clicks_are_answered_one_after_another() -> None:
+    backlog = Backlog(limit=4, lull=0)
+    running, most, order = 0, 0, []
+
+    async def click(i: int) -> None:
+        nonlocal running, most
+        running += 1
+        most = max(most, running)
+        await asyncio.sleep(0.03 if i == 0 else 0)  # the first is the slowest
+        order.append(i)
+        running -= 1
+
+    now = time.monotonic()
+    await asyncio.gather(*(backlog.run(lambda i=i: click(i), now, "U1") for i in range(3)))
+    assert most == 1 and order == [0, 1, 2]
+
+
+async def test_the_backlog_waits_for_a_lull_in_the_acks_but_not_past_its_patience() -> None:
     backlog = Backlog(limit=4, patience=0.5)
     answered: list[float] = []
 
@@ -178,8 +195,10 @@ async def test_the_backlog_waits_for_the_acks_but_not_past_its_patience() -> Non
         await asyncio.sleep(0.1)
         assert not answered and backlog.pending == 1
         assert not await backlog.finished(0.05)
-    await task  # the ack went out: answered at once
-    assert answered and await backlog.finished(0.1)
+    acked = time.monotonic()
+    await task  # the ack went out: answered after a short lull with no request
+    assert answered and LULL <= answered[0] - acked < 0.4
+    assert await backlog.finished(0.1)
 
     with backlog.acking():  # acks that never end: answered once its patience is spent
         arrived = time.monotonic()
