@@ -72,6 +72,8 @@ class Workload:
         self._quiet = quiet
         self._patience = patience
         self._slots = asyncio.Semaphore(limit)
+        self._turns: dict[object, list[Any]] = {}
+        """Per person: a lock their calls take in turn, and how many hold or want it."""
         self._active = 0
         self._crowded = asyncio.Event()
         self._unacked = 0
@@ -112,15 +114,25 @@ class Workload:
         """Returns when more than `quiet` interactions are at work."""
         await self._crowded.wait()
 
-    async def run(self, work: Awaitable[T]) -> T:
-        """`work` in its turn: a free slot, and no acknowledgement due (for `patience`)."""
+    async def run(self, work: Awaitable[T], who: object = None) -> T:
+        """`work` in its turn: a free slot, and no acknowledgement due (for `patience`).
+
+        The calls of one `who` (a person; None: no one in particular) run one after
+        another, in the order they came: a second click never overtakes the first."""
         started = time.monotonic()
-        async with self._slots:
-            wait = started + self._patience - time.monotonic()
-            if not self._acked.is_set() and wait > 0:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._acked.wait(), wait)
-            return await work
+        turn = self._turns.setdefault(who, [asyncio.Lock(), 0])
+        turn[1] += 1
+        try:
+            async with turn[0] if who is not None else contextlib.nullcontext(), self._slots:
+                wait = started + self._patience - time.monotonic()
+                if not self._acked.is_set() and wait > 0:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._acked.wait(), wait)
+                return await work
+        finally:
+            turn[1] -= 1
+            if not turn[1]:
+                del self._turns[who]
 
 
 def client_of(interaction: discord.Interaction) -> QuizClient:
@@ -156,7 +168,7 @@ async def in_time(
                     work.close()  # never started: no "never awaited" warning
                 raise
             acknowledged()
-            return await load.run(work)
+            return await load.run(work, interaction.user.id)
         task = asyncio.ensure_future(work)
         crowd = asyncio.ensure_future(load.crowd())
         try:

@@ -9,7 +9,7 @@ import time
 import pytest
 from discord_harness import BotFactory, DiscordBot, Person, eventually
 
-from bot.discord.replies import BUDGET, QUIET
+from bot.discord.replies import BUDGET, QUIET, Workload
 
 
 async def test_200_clicks_at_once(make_bot: BotFactory) -> None:
@@ -81,3 +81,15 @@ async def test_a_burst_is_acknowledged_first_and_answered_after(
     assert all(r.callbacks[0][1]["type"] == 5 for r in records)
     assert all(r.ephemeral and r.embed["title"] in ("✅ Right!", "❌ Not quite.") for r in replies)
     assert await bot.app.store.answer_count(post_id) == clicks
+
+
+async def test_under_load_one_persons_calls_run_in_order() -> None:
+    load = Workload(limit=4)
+    order: list[int] = []
+
+    async def call(i: int) -> None:
+        await asyncio.sleep(0.03 if i == 0 else 0)  # the first is the slowest
+        order.append(i)
+
+    await asyncio.gather(*(load.run(call(i), who=1) for i in range(3)))
+    assert order == [0, 1, 2]
