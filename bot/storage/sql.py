@@ -23,6 +23,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Engine,
     Executable,
@@ -37,6 +38,7 @@ from sqlalchemy import (
     func,
     or_,
     select,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
@@ -917,36 +919,54 @@ _POST_CHOICE = select(answers.c.choice).where(
 
 
 def _streak_stmt() -> Select[Any]:
-    """Answered scheduled posts newer than the newest one the user missed, counted in SQL so
-    a years-long schedule moves no rows. The newest post, while open, cannot be missed yet."""
-    answered = (
-        select(answers.c.id)
-        .where(answers.c.post_id == posts.c.id, answers.c.user_id == bindparam("user_id"))
-        .exists()
-    )
-    newest_first = (
-        select(
-            answered.label("answered"),
-            posts.c.closed_at,
-            func.row_number()
-            .over(order_by=(posts.c.opened_at.desc(), posts.c.id.desc()))
-            .label("n"),
-        )
-        .where(posts.c.server_id == bindparam("server_id"), posts.c.schedule_id.is_not(None))
-        .cte("newest_first")
+    """Answered scheduled posts newer than the newest one the user missed (the newest post,
+    while open, cannot be missed yet). The missed post is found walking the scheduled-posts
+    index newest first, stopping at the first miss, and the count walks only the posts after
+    it: the cost is the streak's length, not the years of daily posts before it. Every table
+    is aliased, so no subquery is correlated by accident."""
+    user: BindParameter[str] = bindparam("user_id")
+    server: BindParameter[str] = bindparam("server_id")
+
+    def scheduled(p: FromClause) -> tuple[ColumnElement[bool], ...]:
+        return p.c.server_id == server, p.c.schedule_id.is_not(None)
+
+    def newest_first(p: FromClause) -> tuple[ColumnElement[Any], ...]:
+        return p.c.opened_at.desc(), p.c.id.desc()
+
+    top = posts.alias("newest_post")
+    newest = select(top.c.id).where(*scheduled(top)).order_by(*newest_first(top)).limit(1)
+    seen = posts.alias("seen")
+    theirs_seen = answers.alias("answer_seen")
+    answered = select(theirs_seen.c.id).where(
+        theirs_seen.c.post_id == seen.c.id, theirs_seen.c.user_id == user
     )
     missed = (
-        select(func.min(newest_first.c.n))
+        select(seen.c.opened_at, seen.c.id)
         .where(
-            ~newest_first.c.answered,
-            ~((newest_first.c.n == 1) & newest_first.c.closed_at.is_(None)),
+            *scheduled(seen),
+            ~answered.exists(),
+            ~((seen.c.id == newest.scalar_subquery()) & seen.c.closed_at.is_(None)),
         )
-        .scalar_subquery()
+        .order_by(*newest_first(seen))
+        .limit(1)
+        .subquery("missed")
     )
+    missed_at = select(missed.c.opened_at).scalar_subquery()
+    missed_id = select(missed.c.id).scalar_subquery()
+    kept = posts.alias("kept")
+    theirs = answers.alias("theirs")
     return (
         select(func.count())
-        .select_from(newest_first)
-        .where(newest_first.c.answered, or_(missed.is_(None), newest_first.c.n < missed))
+        .select_from(
+            kept.join(theirs, (theirs.c.post_id == kept.c.id) & (theirs.c.user_id == user))
+        )
+        .where(
+            *scheduled(kept),
+            or_(
+                missed_at.is_(None),
+                tuple_(kept.c.opened_at, kept.c.id) > tuple_(missed_at, missed_id),
+            ),
+        )
     )
 
 
@@ -978,7 +998,7 @@ def _player_stmt() -> Select[Any]:
         answers.c.season == season,
         answers.c.user_id == bindparam("user_id"),
     )
-    mine = totals.subquery("mine")
+    mine = totals.subquery("totals")
     return select(
         of_server(servers.c.locale).label("server_locale"),
         func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
