@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import getpass
 import json
 import logging
@@ -108,6 +109,11 @@ async def _run(config: Config) -> int:
         print(e, file=sys.stderr)
         return 1
     app = await build_app(config)
+    # What start-up made (decks, modules, the app) lives as long as the process: out of
+    # the collector's sight, a full collection in a burst of clicks took 10-50 ms here, not
+    # 100-250 ms.
+    gc.collect()
+    gc.freeze()
     runner = asyncio.create_task(run_platforms(app))
     stopping = asyncio.Event()
 

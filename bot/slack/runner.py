@@ -25,6 +25,11 @@ __all__ = ["check_setup", "run_slack", "serve"]
 
 log = logging.getLogger("quizbot.slack")
 
+LISTEN_BACKLOG = 1024
+"""Connections the kernel holds before the bot accepts them (aiohttp's default is 128): a
+question posted to a big workspace gets hundreds of clicks in its first second, and a
+refused connection is a click Slack reports as failed."""
+
 
 async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
     """Starts what the config asks for; `stack` stops it again."""
@@ -34,7 +39,7 @@ async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
         runner = web.AppRunner(web_app(bot, events=not socket))
         await runner.setup()
         stack.push_async_callback(runner.cleanup)
-        await web.TCPSite(runner, settings.host, settings.port).start()
+        await web.TCPSite(runner, settings.host, settings.port, backlog=LISTEN_BACKLOG).start()
         log.info("Slack HTTP on %s:%s", settings.host, settings.port)
     if socket:
         handler = AsyncSocketModeHandler(bot.bolt, config.secrets.slack_app_token)
