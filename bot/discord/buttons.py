@@ -1,9 +1,10 @@
 """Buttons that keep working after a restart: their state lives in the custom_id.
 
 Each is a `DynamicItem` whose template parses the custom_id (<= 100 characters) back into
-plain values; the callback makes one core call and renders the result. A custom_id that no
-template matches (an old format, a tampered one) is answered by the client with
-`error.stale_click`; one that matches but names no open post gets the same from the core.
+plain values; the callback makes one core call, renders the result and says what the click
+did (`Handled`), which `clicked` records. A custom_id that no template matches (an old
+format, a tampered one) is answered by the client with `error.stale_click`; one that matches
+but names no open post gets the same from the core.
 """
 
 from __future__ import annotations
@@ -13,13 +14,15 @@ from typing import Any, Self
 
 import discord
 
+from bot.clicklog import DONE, Handled
 from bot.core.answer import AnswerResult
 from bot.core.post import LETTERS, PostView
 from bot.core.run import RunFeedback, RunStep
 from bot.core.store import AnswerStatus
 from bot.discord import embeds as render
+from bot.discord.clicks import clicked
 from bot.discord.identity import actor
-from bot.discord.replies import client_of, guard, in_time, send, update
+from bot.discord.replies import client_of, in_time, send, update
 from bot.locales import text
 from bot.messages import answer_message, feedback_message, step_message, summary_message
 
@@ -69,17 +72,19 @@ class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
         return cls(int(match["post"]), int(match["choice"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await guard(interaction, self._answer(interaction))
+        await clicked(interaction, self._answer(interaction), self.post_id)
 
-    async def _answer(self, interaction: discord.Interaction) -> None:
+    async def _answer(self, interaction: discord.Interaction) -> Handled:
         bot = client_of(interaction)
         result = await in_time(
             interaction, bot.app.quiz.answer(actor(interaction), self.post_id, self.choice)
         )
-        if result.status is AnswerStatus.NEW:
+        new = result.status is AnswerStatus.NEW
+        if new:
             bot.posts.answered(self.post_id)
         card, view = answer_reply(result)
         await send(interaction, embeds=[card], view=view)
+        return Handled(result.status.value, self.post_id, result.correct if new else None)
 
 
 class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
@@ -102,15 +107,16 @@ class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
         return cls(int(match["post"]), match["locale"], label)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await guard(interaction, self._switch(interaction))
+        await clicked(interaction, self._switch(interaction), self.post_id)
 
-    async def _switch(self, interaction: discord.Interaction) -> None:
+    async def _switch(self, interaction: discord.Interaction) -> Handled:
         quiz = client_of(interaction).app.quiz
         result = await in_time(
             interaction, quiz.my_answer(actor(interaction), self.post_id, self.locale), update=True
         )
         card, view = answer_reply(result)
         await update(interaction, embeds=[card], view=view)
+        return Handled("done", self.post_id)
 
 
 class RunButton(discord.ui.DynamicItem[Button], template=RUN):
@@ -137,9 +143,9 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
         return cls(int(match["run"]), match["question"], int(match["choice"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await guard(interaction, self._answer(interaction))
+        await clicked(interaction, self._answer(interaction))
 
-    async def _answer(self, interaction: discord.Interaction) -> None:
+    async def _answer(self, interaction: discord.Interaction) -> Handled:
         """The clicked question keeps its text and gains the feedback; the next question
         (or the summary) is a new private message, a follow-up on this click's own token."""
         quiz = client_of(interaction).app.quiz
@@ -160,6 +166,9 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
             )
         elif feedback.summary is not None:
             await send(interaction, embeds=[render.summary(summary_message(feedback.summary))])
+        if feedback.duplicate:
+            return Handled("duplicate")
+        return Handled("new", correct=feedback.correct)
 
 
 class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
@@ -180,9 +189,9 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         return cls(match["answer"], int(match["season"] or 0))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await guard(interaction, self._confirm(interaction))
+        await clicked(interaction, self._confirm(interaction))
 
-    async def _confirm(self, interaction: discord.Interaction) -> None:
+    async def _confirm(self, interaction: discord.Interaction) -> Handled:
         quiz = client_of(interaction).app.quiz
         who = actor(interaction)
         locale = await in_time(interaction, quiz.ui_locale(who), update=True)
@@ -191,6 +200,7 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
             await update(interaction, content=text(locale, "reset.done", season=season))
         else:
             await update(interaction, content=text(locale, "reset.cancelled"))
+        return DONE
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (

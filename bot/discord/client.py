@@ -15,9 +15,10 @@ import aiohttp
 import discord
 import yarl
 
+from bot.clicklog import Handled
 from bot.config import DiscordConfig, SetupError
 from bot.core.errors import QuizError
-from bot.discord import buttons, replies, sync
+from bot.discord import buttons, clicks, replies, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import PostMessages
@@ -98,8 +99,10 @@ class QuizClient(discord.AutoShardedClient):
             **options,
         )
         self.app = app
+        self.metrics = app.metrics
+        """The App's metrics: every click, command and unexpected error is counted there."""
         self.auto_sync = auto_sync
-        self.tree = QuizTree(self)
+        self.tree = QuizTree(self, app.metrics)
         self.posts = PostMessages(self, app.quiz, app.clock, refresh_interval)
         self.delivery = DiscordDelivery(self, app.quiz, self.posts)
         self.workload = replies.Workload()
@@ -116,17 +119,36 @@ class QuizClient(discord.AutoShardedClient):
             except discord.HTTPException:
                 log.exception("slash command sync failed; Discord keeps the last synced commands")
 
+    def dispatch(self, event: str, /, *args: Any, **kwargs: Any) -> None:
+        """Notes when an interaction arrived, as the gateway hands it over: its callbacks are
+        tasks that may wait for their turn on a busy event loop, and a click's latency
+        counts that wait."""
+        if event == "interaction" and args and isinstance(args[0], discord.Interaction):
+            clicks.arrival(args[0])
+        super().dispatch(event, *args, **kwargs)
+
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Clicks that none of our buttons take would fail silently: they get a reply."""
+        """Clicks that none of our buttons take would fail silently: they get a reply (and
+        count as stale clicks)."""
         if interaction.type is not discord.InteractionType.component or interaction.data is None:
             return
         custom_id = str(interaction.data.get("custom_id", ""))
         if not buttons.known(custom_id):
             log.info("click on unknown custom_id %r", custom_id[:100])
-            await replies.report(interaction, QuizError("stale_click"))
+            await clicks.clicked(interaction, _refuse(QuizError("stale_click")))
+
+    async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
+        """An event handler raised (a bug: interactions report their own failures)."""
+        self.metrics.error(clicks.PLATFORM, "event")
+        log.exception("the %s handler failed", event_method)
 
     async def close(self) -> None:
         if self.app.scheduler.deliveries.get("discord") is self.delivery:
             del self.app.scheduler.deliveries["discord"]  # no posts through a closed session
         await self.posts.flush()  # the last counts are drawn before the connection goes
         await super().close()
+
+
+async def _refuse(error: QuizError) -> Handled:
+    """A click's work that is refused before anything is looked up."""
+    raise error

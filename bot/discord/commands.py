@@ -20,6 +20,7 @@ from bot.core.leaderboard import Period
 from bot.core.run import RunSummary
 from bot.discord import buttons
 from bot.discord import embeds as render
+from bot.discord.clicks import PLATFORM, outcome
 from bot.discord.identity import NotInGuild, actor, mention
 from bot.discord.options import (
     admin,
@@ -42,6 +43,7 @@ from bot.messages import (
     step_message,
     summary_message,
 )
+from bot.metrics import Metrics
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizClient
@@ -214,17 +216,22 @@ class AdminCommands(
 
 
 class QuizTree(app_commands.CommandTree):
-    """The command tree; a failed command is answered like a failed click."""
+    """The command tree; a failed command is answered like a failed click. Every command is
+    counted in `metrics`, and so is one that failed unexpectedly."""
 
-    def __init__(self, client: discord.Client) -> None:
+    def __init__(self, client: discord.Client, metrics: Metrics) -> None:
         super().__init__(client)
+        self._metrics = metrics
         self.add_command(QuizCommands())
         self.add_command(AdminCommands())
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        """Options the command does not have, or of another type, come from a version of it
-        Discord still shows (a sync is due): the callback would get values of the wrong
-        type. A command is refused like any signature mismatch; autocomplete offers nothing."""
+        """Counts the command, then checks its options. Options the command does not have,
+        or of another type, come from a version of it Discord still shows (a sync is due):
+        the callback would get values of the wrong type. A command is refused like any
+        signature mismatch; autocomplete offers nothing."""
+        if interaction.type is discord.InteractionType.application_command:
+            self._metrics.command(PLATFORM, metric_name(interaction))
         command = interaction.command
         if not isinstance(command, app_commands.Command):
             return True
@@ -241,19 +248,34 @@ class QuizTree(app_commands.CommandTree):
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
     ) -> None:
-        if isinstance(error, app_commands.CommandInvokeError):
-            await report(interaction, error.original)
-        elif isinstance(error, app_commands.NoPrivateMessage):
-            await report(interaction, NotInGuild())
-        elif isinstance(error, app_commands.CommandNotFound):
-            # Discord still shows a command this version no longer has (a sync is due).
-            name = " ".join([*error.parents, error.name])
-            await report(interaction, QuizError("unknown_command", command=f"/{name}"))
-        elif isinstance(error, app_commands.CommandSignatureMismatch):
-            name = error.command.qualified_name
-            await report(interaction, QuizError("unknown_command", command=f"/{name}"))
-        else:
-            await report(interaction, error)
+        failure = _failure(error)
+        if outcome(failure) == "error":
+            self._metrics.error(PLATFORM, "command")
+        await report(interaction, failure)
+
+
+def metric_name(interaction: discord.Interaction) -> str:
+    """The subcommand as a metrics label, the word Slack's `/quiz` uses: `post` for /quiz
+    post, `schedule` for /quizadmin schedule add. A command this version does not have (a
+    sync is due) is "unknown"."""
+    command = interaction.command
+    names = command.qualified_name.split() if isinstance(command, app_commands.Command) else []
+    return names[1] if len(names) > 1 else "unknown"
+
+
+def _failure(error: app_commands.AppCommandError) -> BaseException:
+    """What the caller is told about: the callback's own exception, or a refusal."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        return error.original
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return NotInGuild()
+    if isinstance(error, app_commands.CommandNotFound):
+        # Discord still shows a command this version no longer has (a sync is due).
+        name = " ".join([*error.parents, error.name])
+        return QuizError("unknown_command", command=f"/{name}")
+    if isinstance(error, app_commands.CommandSignatureMismatch):
+        return QuizError("unknown_command", command=f"/{error.command.qualified_name}")
+    return error
 
 
 def _given_options(data: dict[str, Any]) -> list[dict[str, Any]]:

@@ -276,11 +276,3 @@ async def report(interaction: discord.Interaction, error: BaseException) -> None
         await send(interaction, content=message, ephemeral=True)  # never public "thinking…"
     except Exception:
         log.exception("could not tell the caller of interaction %s what went wrong", interaction.id)
-
-
-async def guard(interaction: discord.Interaction, work: Awaitable[None]) -> None:
-    """Runs a button's work; whatever it raises is reported to the clicker."""
-    try:
-        await work
-    except Exception as error:
-        await report(interaction, error)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -19,6 +18,9 @@ from typing import Any
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot import clicklog
+from bot.clicklog import DONE, failed
+from bot.clicklog import Handled as Handled  # re-exported: the listeners type their results
 from bot.core.actor import Actor
 from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
@@ -28,8 +30,6 @@ from bot.metrics import Metrics
 from bot.slack import actions, blocks
 from bot.slack.posts import Posts
 from bot.slack.replies import BUG, private
-
-log = logging.getLogger("quizbot.slack")
 
 
 @dataclass(frozen=True)
@@ -41,45 +41,15 @@ class Click:
     respond: AsyncRespond | None
 
 
-@dataclass(frozen=True)
-class Handled:
-    """What a click that went through did: `new`, `duplicate` or `closed` for an answer (and
-    whether a new one was right), `done` for the other buttons."""
-
-    outcome: str
-    post_id: int | None = None
-    correct: bool | None = None
-
-
-DONE = Handled("done")
-FAILED = {"stale_click": "stale", "try_again": "busy", BUG: "error"}
-"""`guarded`'s failures as click outcomes; any other refusal is `refused`."""
-
-
 def record(
     metrics: Metrics, actor: Actor | None, value: object, result: Handled | str, arrived: float
 ) -> None:
     """One click, from its request's arrival (`time.monotonic()`) to its reply being sent:
-    the metrics (count by outcome, latency, a new answer's correctness) and a log line.
-    `result`: what the click did, or the failure `guarded` reported."""
-    seconds = time.monotonic() - arrived
+    the metrics and a log line (`clicklog.record`). `result`: what the click did, or the
+    failure `guarded` reported (its post read off the button's value)."""
     if isinstance(result, str):
-        result = Handled(FAILED.get(result, "refused"), actions.post_id_of(value))
-    metrics.click("slack", result.outcome, seconds, result.correct)
-    if result.outcome == "error":
-        metrics.error("slack", "click")
-    log.info(
-        "click: %s",
-        result.outcome,
-        extra={
-            "event": "click",
-            "server": actor.server_id if actor else None,
-            "post": result.post_id,
-            "user": actor.user_id if actor else None,
-            "outcome": result.outcome,
-            "latency_ms": round(seconds * 1000, 1),
-        },
-    )
+        result = Handled(failed(None if result == BUG else result), actions.post_id_of(value))
+    clicklog.record(metrics, "slack", actor, result, arrived)
 
 
 ANSWERING = 4
