@@ -36,6 +36,20 @@ class Burst:
         return max(values) * 1000 if values else None
 
 
+ROUNDS = {200: 3, 1000: 1}
+"""Bursts per size. A burst of 200 lasts a tenth of a second, so one collector pause or a
+neighbour's spike can move its p99 by half: each app's figure is its median burst."""
+
+
+def median_burst(bursts: list[Burst]) -> Burst:
+    """The burst whose p99 ack is the median of `bursts`; its failures and stored count are
+    the whole set's, so a click lost in any round still shows."""
+    ordered = sorted(bursts, key=lambda b: b.p("ack", 99) or 0.0)
+    chosen = ordered[len(ordered) // 2]
+    chosen.failures = sum(b.failures for b in bursts)
+    return chosen
+
+
 def burst_figures(
     section: str,
     app: dict[int, Burst],
