@@ -24,10 +24,9 @@ from typing import Any
 
 from aiohttp import web
 
-from bench.latency import ROUNDS, Burst, burst_figures, median_burst
+from bench.latency import Burst, answers_stored, burst_figures, take_turns
 from bench.procs import child
 from bench.report import ROOT, Figure, failed
-from bot.storage.sql import open_store
 
 sys.path.insert(0, str(ROOT / "tests" / "discord"))  # the harness imports its fake by name
 
@@ -103,19 +102,12 @@ class Target:
     folder: Path
     person: int = 10_000
 
-    async def burst(self, clicks: int) -> Burst:
+    async def burst(self, clicks: int, tag: str = "") -> Burst:
         self.person += clicks
         return await burst(self.bot, self.fake, self.message, clicks, self.person - clicks)
 
     async def stored(self) -> int | None:
-        """Answers the quiz client stored for its post (None for the bare client)."""
-        if self.post_id is None:
-            return None
-        store = await open_store(f"sqlite:///{self.folder / 'quiz.db'}")
-        try:
-            return await store.answer_count(self.post_id)
-        finally:
-            await store.close()
+        return await answers_stored(self.folder, self.post_id)
 
 
 @asynccontextmanager
@@ -144,31 +136,9 @@ WARM_UP = 20
 
 
 async def run_apps(sizes: list[int]) -> dict[str, dict[int, Burst]]:
-    """Both clients' bursts, taken in turns (bare, then quiz at each size), so a figure and
-    its baseline are measured seconds apart on this noisy machine."""
-    out: dict[str, dict[int, Burst]] = {kind: {} for kind in KINDS}
     async with AsyncExitStack() as stack:
         targets = [await stack.enter_async_context(started(kind)) for kind in KINDS]
-        for target in targets:
-            await target.burst(WARM_UP)
-        before = [await target.stored() for target in targets]
-        rounds: dict[str, dict[int, list[Burst]]] = {kind: {} for kind in KINDS}
-        for size in sizes:
-            for _ in range(ROUNDS.get(size, 1)):
-                for target in targets:
-                    await asyncio.sleep(0.3)
-                    taken = await target.burst(size)
-                    rounds[target.kind].setdefault(size, []).append(taken)
-        for kind, by_size in rounds.items():
-            out[kind] = {size: median_burst(bursts) for size, bursts in by_size.items()}
-        sent = sum(size * ROUNDS.get(size, 1) for size in sizes)
-        for target, earlier in zip(targets, before, strict=True):
-            stored = await target.stored()
-            if stored is None or earlier is None:
-                continue
-            for b in out[target.kind].values():  # what the bursts added, all of them or not
-                b.stored = b.clicks if stored - earlier == sent else stored - earlier
-    return out
+        return await take_turns(targets, sizes, WARM_UP)
 
 
 async def run(quick: bool) -> list[Figure]:

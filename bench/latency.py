@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
 
 from bench.report import Figure, judged
+from bot.storage.sql import open_store
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -48,6 +53,59 @@ def median_burst(bursts: list[Burst]) -> Burst:
     chosen = ordered[len(ordered) // 2]
     chosen.failures = sum(b.failures for b in bursts)
     return chosen
+
+
+class Target(Protocol):
+    """One app under load, in the Slack or Discord benchmark."""
+
+    kind: str
+
+    async def burst(self, clicks: int, tag: str) -> Burst: ...
+
+    async def stored(self) -> int | None:
+        """Answers the quiz app has stored for its post (None for a bare app)."""
+        ...
+
+
+async def take_turns(
+    targets: Sequence[Target], sizes: list[int], warm_up: int
+) -> dict[str, dict[int, Burst]]:
+    """Every app's bursts, taken in turns (each app at each size, `ROUNDS` times), so a
+    figure and its baselines are measured seconds apart on this noisy machine; each app's
+    median burst per size, with what its bursts stored."""
+    for target in targets:
+        await target.burst(warm_up, "w")
+    before = [await target.stored() for target in targets]
+    rounds: dict[str, dict[int, list[Burst]]] = {target.kind: {} for target in targets}
+    for size in sizes:
+        for r in range(ROUNDS.get(size, 1)):
+            for target in targets:
+                await asyncio.sleep(0.3)
+                taken = await target.burst(size, f"b{size}r{r}")
+                rounds[target.kind].setdefault(size, []).append(taken)
+    out = {
+        kind: {size: median_burst(bursts) for size, bursts in by_size.items()}
+        for kind, by_size in rounds.items()
+    }
+    sent = sum(size * ROUNDS.get(size, 1) for size in sizes)
+    for target, earlier in zip(targets, before, strict=True):
+        stored = await target.stored()
+        if stored is None or earlier is None:
+            continue
+        for b in out[target.kind].values():  # what the bursts added, all of them or not
+            b.stored = b.clicks if stored - earlier == sent else stored - earlier
+    return out
+
+
+async def answers_stored(folder: Path, post_id: int | None) -> int | None:
+    """Answers a quiz app's database (`folder`/quiz.db) holds for its post."""
+    if post_id is None:
+        return None
+    store = await open_store(f"sqlite:///{folder / 'quiz.db'}")
+    try:
+        return await store.answer_count(post_id)
+    finally:
+        await store.close()
 
 
 def burst_figures(
