@@ -39,7 +39,8 @@ from bot.core.leaderboard import Period
 from bot.core.quiz import Quiz
 from bot.locales import LOCALES
 from bot.storage import tables
-from bot.storage.sql import MIGRATIONS, open_store, store_engine
+from bot.storage.engine import MIGRATIONS, store_engine
+from bot.storage.sql import open_store
 
 SECTION = "4 leaderboard"
 SERVER = "slack:TBENCH"

@@ -34,7 +34,8 @@ from bot.core.leaderboard import answer_keys
 from bot.core.quiz import Quiz
 from bot.core.store import AnswerStatus
 from bot.locales import LOCALES
-from bot.storage.sql import SqlStore, open_store, store_engine
+from bot.storage.engine import store_engine
+from bot.storage.sql import SqlStore, open_store
 from bot.storage.tables import ALL_DECKS, posts
 
 SERVER = "slack:TBENCH"

@@ -139,7 +139,7 @@ async def _run(config: Config) -> int:
 
 
 async def _upgrade(config: Config) -> int:
-    from bot.storage.sql import upgrade
+    from bot.storage.engine import upgrade
     from bot.storage.url import database_url
 
     await upgrade(database_url(config.database_url, config.base_dir))

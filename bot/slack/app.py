@@ -40,7 +40,7 @@ from bot.slack.posts import Posts
 from bot.slack.replies import BUG, guarded
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
-from bot.storage.sql import store_engine
+from bot.storage.engine import store_engine
 from bot.storage.url import database_url
 
 log = logging.getLogger("quizbot.slack")

@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from bot.storage.sql import store_engine
+from bot.storage.engine import store_engine
 from bot.storage.tables import answers
 
 ANSWER_COLUMNS = [

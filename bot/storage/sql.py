@@ -1,51 +1,34 @@
-"""`QuizStore` on SQLite (aiosqlite) and PostgreSQL (asyncpg), with SQLAlchemy 2 async Core.
+"""`QuizStore` on SQLite and PostgreSQL, with SQLAlchemy 2 Core.
 
 Each method is one transaction. The decisions that must hold under concurrent callers
 (first click stands, first meeting scores, one closer wins, one active run) are each made by
 a statement only one caller can win: an INSERT ... ON CONFLICT DO NOTHING against a unique
 key, or an UPDATE ... WHERE still-open; never a plain read followed by a write.
 
-On SQLite, write transactions start with BEGIN IMMEDIATE: a deferred transaction that reads
-and then writes gets SQLITE_BUSY at once when another writer holds the lock, ignoring
-busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
+Each runs as one function of a sync connection (`bot.storage.transactions`); the engines
+are set up in `bot.storage.engine`, and what a click's reply reads in `bot.storage.player`.
 """
 
 from __future__ import annotations
 
-import re
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
-from pathlib import Path
 from typing import Any
 
-from alembic import command
-from alembic.config import Config
 from sqlalchemy import (
-    BindParameter,
     ColumnElement,
-    Engine,
     Executable,
     FromClause,
-    Row,
-    Select,
     Subquery,
     Table,
-    bindparam,
-    case,
-    event,
     func,
-    or_,
     select,
-    tuple_,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection, Dialect, ExceptionContext
-from sqlalchemy.exc import DisconnectionError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.pool import ConnectionPoolEntry
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.core.leaderboard import answer_keys
 from bot.core.schedule import Schedule, parse_days
@@ -66,8 +49,19 @@ from bot.core.store import (
     SlotStatus,
     Standing,
     StandingsQuery,
-    StoreUnavailable,
     Totals,
+)
+from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
+from bot.storage.player import (
+    POST_CHOICE,
+    POST_TARGET,
+    SERVER,
+    USER_LOCALE,
+    AnyRow,
+    read_player,
+    read_streak,
+    read_totals,
+    server_settings,
 )
 from bot.storage.tables import (
     ALL_DECKS,
@@ -86,185 +80,20 @@ from bot.storage.tables import (
     standings,
     user_settings,
 )
-from bot.storage.transactions import READ, WRITE, Transactions, sqlite_twin
-from bot.storage.url import database_url
-
-MIGRATIONS = Path(__file__).with_name("migrations")
-_MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
-_SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+from bot.storage.transactions import Transactions, sqlite_twin
 
 Insert = sqlite.Insert | postgresql.Insert
-AnyRow = Row[*tuple[Any, ...]]
-
-
-def store_engine(url: str, *, schema: str | None = None, autocommit: bool = False) -> AsyncEngine:
-    """An async engine for `url` (anything `database_url` accepts), tuned for the store.
-
-    `schema` (PostgreSQL only) puts the tables in that existing schema via search_path:
-    tests use it to isolate each test in a fresh schema. `autocommit` (PostgreSQL): pooled
-    connections rest in autocommit, so the liveness ping at checkout is one round trip, not
-    three (BEGIN, ping, ROLLBACK); the store names the isolation of its transactions.
-    """
-    url = database_url(url, Path.cwd())
-    connect_args: dict[str, Any] = {}
-    if schema is not None:
-        if not url.startswith("postgresql"):
-            raise ValueError("a schema is a PostgreSQL setting; SQLite has one per file")
-        if not _SCHEMA_NAME.fullmatch(schema):
-            raise ValueError(f"schema {schema!r} is not a plain SQL identifier")
-        connect_args["server_settings"] = {"search_path": schema}
-    if url.startswith("sqlite"):
-        engine = create_async_engine(url, connect_args=connect_args)
-        _tune_sqlite(engine.sync_engine)
-    else:
-        engine = create_async_engine(
-            url,
-            connect_args={"timeout": 5, **connect_args},
-            **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
-        )
-        _ping_when_idle(engine.sync_engine)
-    _listen(engine.sync_engine)
-    return engine
-
-
-IDLE_PING_SECONDS = 1.0
-"""A pooled connection idle longer than this is pinged before use."""
-
-
-def _ping_when_idle(engine: Engine) -> None:
-    """The bot runs for weeks: a pooled connection may have been dropped by a database
-    restart, so one that sat idle is pinged at checkout and replaced if dead. One used within
-    the last second is not (HikariCP's "alive bypass window"): in a burst of clicks, a ping
-    per transaction would be a third of its round trips."""
-
-    @event.listens_for(engine, "checkin")
-    def _checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
-        record.info["idle_since"] = time.monotonic()
-
-    @event.listens_for(engine, "checkout")
-    def _checkout(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
-        since = record.info.get("idle_since")  # none yet: the connection was just opened
-        if since is None or time.monotonic() - since < IDLE_PING_SECONDS:
-            return
-        try:
-            engine.dialect.do_ping(dbapi_connection)
-        except Exception as e:
-            raise DisconnectionError("the pooled connection is gone") from e  # the pool
-            # replaces it with a new one and checks out again
-
-
-def _listen(engine: Engine) -> None:
-    event.listen(engine, "handle_error", _unavailable)
-    event.listen(engine, "do_connect", _connect)
-
-
-def _connect(dialect: Dialect, _record: object, cargs: Any, cparams: Any) -> Any:
-    """Opens a connection; a refused or timed-out one is StoreUnavailable (SQLAlchemy passes
-    only DBAPI errors to handle_error, and asyncpg raises OSError for a refused socket)."""
-    try:
-        return dialect.connect(*cargs, **cparams)
-    except (OSError, TimeoutError) as e:
-        raise StoreUnavailable() from e
-
-
-_LOCKED = ("database is locked", "database table is locked")
-
-
-def _unavailable(context: ExceptionContext) -> BaseException | None:
-    """Turns "the database is not there right now" into StoreUnavailable.
-
-    A dropped or refused connection, a timeout, or SQLite still locked after busy_timeout:
-    the transaction was rolled back, so the caller can safely ask the user to try again.
-    Anything else (a bug, a constraint) is left as it is.
-    """
-    original = context.original_exception
-    if not isinstance(original, Exception):
-        return None  # a cancelled task (or Ctrl+C) must stay a cancellation
-    transient = (
-        context.is_disconnect
-        or isinstance(original, OSError | TimeoutError)
-        or any(text in str(original) for text in _LOCKED)
-        or type(original).__name__ in _DISCONNECTS
-    )
-    return StoreUnavailable() if transient else None
-
-
-_DISCONNECTS = frozenset(
-    {
-        "ConnectionDoesNotExistError",
-        "CannotConnectNowError",
-        "ConnectionFailureError",
-        # Rolled back by PostgreSQL for the caller to retry: a deadlock it broke, a
-        # serialization failure.
-        "DeadlockDetectedError",
-        "SerializationError",
-    }
-)
-
-
-def _tune_sqlite(engine: Engine) -> None:
-    """WAL (readers never block the writer), a busy wait, enforced foreign keys, and our own
-    BEGIN: pysqlite's is disabled (isolation_level=None) so we can say IMMEDIATE."""
-
-    @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
-        dbapi_connection.isolation_level = None
-        cursor = dbapi_connection.cursor()
-        try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsyncs at checkpoints
-            cursor.execute("PRAGMA busy_timeout=5000")  # ms a writer waits for the lock
-            cursor.execute("PRAGMA foreign_keys=ON")
-        finally:
-            cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def _on_begin(connection: Connection) -> None:
-        options = connection.get_execution_options()
-        if options.get(WRITE, False):
-            connection.exec_driver_sql("BEGIN IMMEDIATE")
-        elif not options.get(READ, False):
-            connection.exec_driver_sql("BEGIN")
-        # A store read is one statement: in autocommit it sees one snapshot all the same,
-        # and saves the BEGIN's round trips to the driver's thread.
-
-
-async def upgrade(url: str, *, schema: str | None = None) -> None:
-    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there."""
-    engine = store_engine(url, schema=schema)
-    try:
-        await _migrate(engine)
-    finally:
-        await engine.dispose()
 
 
 async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
     """A store on `url` with its schema migrated to head. `schema`: see `store_engine`."""
     engine = store_engine(url, schema=schema, autocommit=True)
     try:
-        await _migrate(engine)
+        await migrate(engine)
     except BaseException:
         await engine.dispose()
         raise
     return SqlStore(engine)
-
-
-async def _migrate(engine: AsyncEngine) -> None:
-    """Runs Alembic in one write transaction on `engine`, so two processes starting at once
-    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
-    options: dict[str, Any] = {WRITE: True}
-    if engine.dialect.name == "postgresql":
-        options["isolation_level"] = "READ COMMITTED"  # a transaction, whatever the default
-    async with engine.execution_options(**options).begin() as connection:
-        if connection.dialect.name == "postgresql":
-            await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
-        await connection.run_sync(_alembic_upgrade)
-
-
-def _alembic_upgrade(connection: Connection) -> None:
-    config = Config(str(MIGRATIONS / "alembic.ini"))
-    config.attributes["connection"] = connection
-    command.upgrade(config, "head")
 
 
 class SqlStore:
@@ -281,8 +110,8 @@ class SqlStore:
         twin = None
         if name == "sqlite":
             twin = sqlite_twin(engine)
-            _tune_sqlite(twin)
-            _listen(twin)
+            tune_sqlite(twin)
+            translate_errors(twin)
         self._tx = Transactions(engine, twin)
         self._insert: Callable[[Table], Insert] = (
             sqlite.insert if name == "sqlite" else postgresql.insert
@@ -343,7 +172,7 @@ class SqlStore:
     # Servers and users
 
     async def server(self, server_id: str) -> ServerSettings:
-        return _server(server_id, await self._one(_SERVER.params(server_id=server_id)))
+        return server_settings(server_id, await self._one(SERVER.params(server_id=server_id)))
 
     async def set_server_locale(self, server_id: str, locale: str | None) -> None:
         await self._upsert(servers, {"server_id": server_id}, {"locale": locale})
@@ -373,7 +202,7 @@ class SqlStore:
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None:
         locale: str | None = await self._scalar(
-            _USER_LOCALE.params(server_id=server_id, user_id=user_id)
+            USER_LOCALE.params(server_id=server_id, user_id=user_id)
         )
         return locale
 
@@ -384,7 +213,7 @@ class SqlStore:
 
     async def player(self, server_id: str, user_id: str) -> Player:
         def read(conn: Connection) -> Player:
-            return _player(conn, server_id, user_id)
+            return read_player(conn, server_id, user_id)
 
         return await self._tx.read(read, snapshot=True)
 
@@ -452,15 +281,15 @@ class SqlStore:
         """
 
         def write(conn: Connection) -> PostAnswerOutcome:
-            target = conn.execute(_POST_TARGET, {"post_id": post_id}).first()
+            target = conn.execute(POST_TARGET, {"post_id": post_id}).first()
             if target is None:
                 return PostAnswerOutcome(
-                    AnswerStatus.CLOSED, None, _player(conn, "", user_id), None
+                    AnswerStatus.CLOSED, None, read_player(conn, "", user_id), None
                 )
             post = _post(target)
             moves: list[dict[str, Any]] = []
             status, stands = answer(conn, post, target.timezone or "UTC", moves)
-            player = _player(conn, post.server_id, user_id)
+            player = read_player(conn, post.server_id, user_id)
             self._move_counts(conn, moves)
             return PostAnswerOutcome(status, stands, player, post)
 
@@ -713,13 +542,13 @@ class SqlStore:
 
     async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
         def read(conn: Connection) -> Totals:
-            return _totals(conn, server_id, season, user_id)
+            return read_totals(conn, server_id, season, user_id)
 
         return await self._tx.read(read)
 
     async def streak(self, server_id: str, user_id: str) -> int:
         def read(conn: Connection) -> int:
-            return _streak(conn, server_id, user_id)
+            return read_streak(conn, server_id, user_id)
 
         return await self._tx.read(read)
 
@@ -890,153 +719,6 @@ class SqlStore:
         await self._exec(stmt.on_conflict_do_update(index_elements=list(key), set_=values))
 
 
-# The statements of a click, built once: building one costs more than running it, and a
-# statement object that is reused keeps its compiled-cache key.
-
-_SERVER = select(servers).where(servers.c.server_id == bindparam("server_id"))
-_USER_LOCALE = select(user_settings.c.locale).where(
-    user_settings.c.server_id == bindparam("server_id"),
-    user_settings.c.user_id == bindparam("user_id"),
-)
-_TOTALS = select(
-    func.count(),
-    func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0),
-    func.coalesce(func.sum(answers.c.points), 0),
-).where(
-    answers.c.server_id == bindparam("server_id"),
-    answers.c.season == bindparam("season"),
-    answers.c.user_id == bindparam("user_id"),
-)
-_POST_TARGET = (
-    select(posts, servers.c.timezone)
-    .select_from(posts.outerjoin(servers, servers.c.server_id == posts.c.server_id))
-    .where(posts.c.id == bindparam("post_id"))
-    .with_for_update(read=True, of=posts)
-)
-_POST_CHOICE = select(answers.c.choice).where(
-    answers.c.post_id == bindparam("post_id"), answers.c.user_id == bindparam("user_id")
-)
-
-
-def _streak_stmt() -> Select[Any]:
-    """Answered scheduled posts newer than the newest one the user missed (the newest post,
-    while open, cannot be missed yet). The missed post is found walking the scheduled-posts
-    index newest first, stopping at the first miss, and the count walks only the posts after
-    it: the cost is the streak's length, not the years of daily posts before it. Every table
-    is aliased, so no subquery is correlated by accident."""
-    user: BindParameter[str] = bindparam("user_id")
-    server: BindParameter[str] = bindparam("server_id")
-
-    def scheduled(p: FromClause) -> tuple[ColumnElement[bool], ...]:
-        return p.c.server_id == server, p.c.schedule_id.is_not(None)
-
-    def newest_first(p: FromClause) -> tuple[ColumnElement[Any], ...]:
-        return p.c.opened_at.desc(), p.c.id.desc()
-
-    top = posts.alias("newest_post")
-    newest = select(top.c.id).where(*scheduled(top)).order_by(*newest_first(top)).limit(1)
-    seen = posts.alias("seen")
-    theirs_seen = answers.alias("answer_seen")
-    answered = select(theirs_seen.c.id).where(
-        theirs_seen.c.post_id == seen.c.id, theirs_seen.c.user_id == user
-    )
-    missed = (
-        select(seen.c.opened_at, seen.c.id)
-        .where(
-            *scheduled(seen),
-            ~answered.exists(),
-            ~((seen.c.id == newest.scalar_subquery()) & seen.c.closed_at.is_(None)),
-        )
-        .order_by(*newest_first(seen))
-        .limit(1)
-        .subquery("missed")
-    )
-    missed_at = select(missed.c.opened_at).scalar_subquery()
-    missed_id = select(missed.c.id).scalar_subquery()
-    kept = posts.alias("kept")
-    theirs = answers.alias("theirs")
-    return (
-        select(func.count())
-        .select_from(
-            kept.join(theirs, (theirs.c.post_id == kept.c.id) & (theirs.c.user_id == user))
-        )
-        .where(
-            *scheduled(kept),
-            or_(
-                missed_at.is_(None),
-                tuple_(kept.c.opened_at, kept.c.id) > tuple_(missed_at, missed_id),
-            ),
-        )
-    )
-
-
-_STREAK = _streak_stmt()
-
-
-def _server(server_id: str, row: AnyRow | None) -> ServerSettings:
-    if row is None:
-        return ServerSettings(server_id=server_id)
-    return ServerSettings(
-        server_id=row.server_id, locale=row.locale, timezone=row.timezone, season=row.season
-    )
-
-
-def _player_stmt() -> Select[Any]:
-    """One row: the server's settings (its defaults when it has no row yet), the user's
-    language, their totals in the season and their streak."""
-
-    def of_server(column: ColumnElement[Any]) -> ColumnElement[Any]:
-        return select(column).where(servers.c.server_id == bindparam("server_id")).scalar_subquery()
-
-    season = func.coalesce(of_server(servers.c.season), 1)
-    totals = select(
-        func.count().label("answered"),
-        func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
-        func.coalesce(func.sum(answers.c.points), 0).label("points"),
-    ).where(
-        answers.c.server_id == bindparam("server_id"),
-        answers.c.season == season,
-        answers.c.user_id == bindparam("user_id"),
-    )
-    mine = totals.subquery("totals")
-    return select(
-        of_server(servers.c.locale).label("server_locale"),
-        func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
-        season.label("season"),
-        _USER_LOCALE.scalar_subquery().label("user_locale"),
-        mine.c.answered,
-        mine.c.correct,
-        mine.c.points,
-        _STREAK.scalar_subquery().label("streak"),
-    ).select_from(mine)
-
-
-_PLAYER = _player_stmt()
-
-
-def _player(conn: Connection, server_id: str, user_id: str) -> Player:
-    """What a private reply shows about its reader (see `Player`), in one statement."""
-    row = conn.execute(_PLAYER, {"server_id": server_id, "user_id": user_id}).one()
-    return Player(
-        server=ServerSettings(server_id, row.server_locale, row.timezone, int(row.season)),
-        locale=row.user_locale,
-        totals=Totals(int(row.answered), int(row.correct), int(row.points)),
-        streak=int(row.streak),
-    )
-
-
-def _totals(conn: Connection, server_id: str, season: int, user_id: str) -> Totals:
-    answered, correct, points = conn.execute(
-        _TOTALS, {"server_id": server_id, "season": season, "user_id": user_id}
-    ).one()
-    return Totals(answered=answered, correct=correct, points=points)
-
-
-def _streak(conn: Connection, server_id: str, user_id: str) -> int:
-    count: int = conn.execute(_STREAK, {"server_id": server_id, "user_id": user_id}).scalar_one()
-    return count
-
-
 _RUN_ANSWER = select(
     answers.c.question_id,
     answers.c.choice,
@@ -1103,7 +785,7 @@ def _active_run(conn: Connection, server_id: str, user_id: str, deck_id: str) ->
 
 
 def _post_choice(conn: Connection, post_id: int, user_id: str) -> int | None:
-    choice: int | None = conn.scalar(_POST_CHOICE, {"post_id": post_id, "user_id": user_id})
+    choice: int | None = conn.scalar(POST_CHOICE, {"post_id": post_id, "user_id": user_id})
     return choice
 
 

@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from bot.core.store import NewPost, NewSchedule, SlotStatus
 from bot.storage import SqlStore
-from bot.storage.sql import MIGRATIONS, store_engine
+from bot.storage.engine import MIGRATIONS, store_engine
 
 if TYPE_CHECKING:
     from tests.storage.databases import Database

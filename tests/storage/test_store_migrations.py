@@ -15,7 +15,7 @@ from sqlalchemy import Engine, event, inspect, text
 from sqlalchemy.engine import Connection
 
 from bot.storage import upgrade
-from bot.storage.sql import MIGRATIONS, store_engine
+from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import metadata
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from sqlalchemy.engine import Connection
 from bot.core.leaderboard import Period, period_bounds, period_key
 from bot.core.store import NewPost, StandingsQuery
 from bot.storage import SqlStore
-from bot.storage.sql import MIGRATIONS, store_engine
+from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import standings
 from tests.factories import click
 

@@ -1,6 +1,6 @@
 """Alembic's entry point: migrations run on the store's own async engine.
 
-`bot.storage.sql.upgrade` passes in a connection already inside its transaction (with the
+`bot.storage.engine.upgrade` passes in a connection already inside its transaction (with the
 SQLite pragmas and write lock, or the PostgreSQL search_path of its schema), so the app and
 its migrations agree on where the tables are. Run by hand (`alembic -x url=...`), it opens
 an engine the same way.
@@ -14,7 +14,7 @@ from pathlib import Path
 from alembic import context
 from sqlalchemy.engine import Connection
 
-from bot.storage.sql import store_engine
+from bot.storage.engine import store_engine
 from bot.storage.tables import metadata
 from bot.storage.url import database_url
 

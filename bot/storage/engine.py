@@ -1,0 +1,190 @@
+"""The store's engines: connections tuned for the store, database trouble made
+StoreUnavailable ("try again"), and the migrations applied under a lock.
+
+On SQLite, write transactions start with BEGIN IMMEDIATE: a deferred transaction that reads
+and then writes gets SQLITE_BUSY at once when another writer holds the lock, ignoring
+busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import Engine, event, func, select
+from sqlalchemy.engine import Connection, Dialect, ExceptionContext
+from sqlalchemy.exc import DisconnectionError
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import ConnectionPoolEntry
+
+from bot.core.store import StoreUnavailable
+from bot.storage.transactions import READ, WRITE
+from bot.storage.url import database_url
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+_MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
+_SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def store_engine(url: str, *, schema: str | None = None, autocommit: bool = False) -> AsyncEngine:
+    """An async engine for `url` (anything `database_url` accepts), tuned for the store.
+
+    `schema` (PostgreSQL only) puts the tables in that existing schema via search_path:
+    tests use it to isolate each test in a fresh schema. `autocommit` (PostgreSQL): pooled
+    connections rest in autocommit, so the liveness ping at checkout is one round trip, not
+    three (BEGIN, ping, ROLLBACK); the store names the isolation of its transactions.
+    """
+    url = database_url(url, Path.cwd())
+    connect_args: dict[str, Any] = {}
+    if schema is not None:
+        if not url.startswith("postgresql"):
+            raise ValueError("a schema is a PostgreSQL setting; SQLite has one per file")
+        if not _SCHEMA_NAME.fullmatch(schema):
+            raise ValueError(f"schema {schema!r} is not a plain SQL identifier")
+        connect_args["server_settings"] = {"search_path": schema}
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url, connect_args=connect_args)
+        tune_sqlite(engine.sync_engine)
+    else:
+        engine = create_async_engine(
+            url,
+            connect_args={"timeout": 5, **connect_args},
+            **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
+        )
+        _ping_when_idle(engine.sync_engine)
+    translate_errors(engine.sync_engine)
+    return engine
+
+
+IDLE_PING_SECONDS = 1.0
+"""A pooled connection idle longer than this is pinged before use."""
+
+
+def _ping_when_idle(engine: Engine) -> None:
+    """The bot runs for weeks: a pooled connection may have been dropped by a database
+    restart, so one that sat idle is pinged at checkout and replaced if dead. One used within
+    the last second is not (HikariCP's "alive bypass window"): in a burst of clicks, a ping
+    per transaction would be a third of its round trips."""
+
+    @event.listens_for(engine, "checkin")
+    def _checkin(_dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _checkout(dbapi_connection: Any, record: ConnectionPoolEntry, _proxy: Any) -> None:
+        since = record.info.get("idle_since")  # none yet: the connection was just opened
+        if since is None or time.monotonic() - since < IDLE_PING_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except Exception as e:
+            raise DisconnectionError("the pooled connection is gone") from e  # the pool
+            # replaces it with a new one and checks out again
+
+
+def translate_errors(engine: Engine) -> None:
+    """Database trouble becomes StoreUnavailable (see `_unavailable` and `_connect`)."""
+    event.listen(engine, "handle_error", _unavailable)
+    event.listen(engine, "do_connect", _connect)
+
+
+def _connect(dialect: Dialect, _record: object, cargs: Any, cparams: Any) -> Any:
+    """Opens a connection; a refused or timed-out one is StoreUnavailable (SQLAlchemy passes
+    only DBAPI errors to handle_error, and asyncpg raises OSError for a refused socket)."""
+    try:
+        return dialect.connect(*cargs, **cparams)
+    except (OSError, TimeoutError) as e:
+        raise StoreUnavailable() from e
+
+
+_LOCKED = ("database is locked", "database table is locked")
+
+
+def _unavailable(context: ExceptionContext) -> BaseException | None:
+    """Turns "the database is not there right now" into StoreUnavailable.
+
+    A dropped or refused connection, a timeout, or SQLite still locked after busy_timeout:
+    the transaction was rolled back, so the caller can safely ask the user to try again.
+    Anything else (a bug, a constraint) is left as it is.
+    """
+    original = context.original_exception
+    if not isinstance(original, Exception):
+        return None  # a cancelled task (or Ctrl+C) must stay a cancellation
+    transient = (
+        context.is_disconnect
+        or isinstance(original, OSError | TimeoutError)
+        or any(text in str(original) for text in _LOCKED)
+        or type(original).__name__ in _DISCONNECTS
+    )
+    return StoreUnavailable() if transient else None
+
+
+_DISCONNECTS = frozenset(
+    {
+        "ConnectionDoesNotExistError",
+        "CannotConnectNowError",
+        "ConnectionFailureError",
+        # Rolled back by PostgreSQL for the caller to retry: a deadlock it broke, a
+        # serialization failure.
+        "DeadlockDetectedError",
+        "SerializationError",
+    }
+)
+
+
+def tune_sqlite(engine: Engine) -> None:
+    """WAL (readers never block the writer), a busy wait, enforced foreign keys, and our own
+    BEGIN: pysqlite's is disabled (isolation_level=None) so we can say IMMEDIATE."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsyncs at checkpoints
+            cursor.execute("PRAGMA busy_timeout=5000")  # ms a writer waits for the lock
+            cursor.execute("PRAGMA foreign_keys=ON")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Connection) -> None:
+        options = connection.get_execution_options()
+        if options.get(WRITE, False):
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        elif not options.get(READ, False):
+            connection.exec_driver_sql("BEGIN")
+        # A store read is one statement: in autocommit it sees one snapshot all the same,
+        # and saves the BEGIN's round trips to the driver's thread.
+
+
+async def upgrade(url: str, *, schema: str | None = None) -> None:
+    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there."""
+    engine = store_engine(url, schema=schema)
+    try:
+        await migrate(engine)
+    finally:
+        await engine.dispose()
+
+
+async def migrate(engine: AsyncEngine) -> None:
+    """Runs Alembic in one write transaction on `engine`, so two processes starting at once
+    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
+    options: dict[str, Any] = {WRITE: True}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "READ COMMITTED"  # a transaction, whatever the default
+    async with engine.execution_options(**options).begin() as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+        await connection.run_sync(_alembic_upgrade)
+
+
+def _alembic_upgrade(connection: Connection) -> None:
+    config = Config(str(MIGRATIONS / "alembic.ini"))
+    config.attributes["connection"] = connection
+    command.upgrade(config, "head")

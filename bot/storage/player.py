@@ -1,0 +1,174 @@
+"""What a click reads: the post it answers (`POST_TARGET`, read FOR SHARE), and what its
+private reply shows about the person who clicked (`read_player`: the server's settings,
+their language, totals and streak, in one statement).
+
+The statements are built once: building one costs more than running it, and a statement
+object that is reused keeps its compiled-cache key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    BindParameter,
+    ColumnElement,
+    FromClause,
+    Row,
+    Select,
+    bindparam,
+    case,
+    func,
+    or_,
+    select,
+    tuple_,
+)
+from sqlalchemy.engine import Connection
+
+from bot.core.store import Player, ServerSettings, Totals
+from bot.storage.tables import answers, posts, servers, user_settings
+
+AnyRow = Row[*tuple[Any, ...]]
+
+SERVER = select(servers).where(servers.c.server_id == bindparam("server_id"))
+USER_LOCALE = select(user_settings.c.locale).where(
+    user_settings.c.server_id == bindparam("server_id"),
+    user_settings.c.user_id == bindparam("user_id"),
+)
+_TOTALS = select(
+    func.count(),
+    func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0),
+    func.coalesce(func.sum(answers.c.points), 0),
+).where(
+    answers.c.server_id == bindparam("server_id"),
+    answers.c.season == bindparam("season"),
+    answers.c.user_id == bindparam("user_id"),
+)
+POST_TARGET = (
+    select(posts, servers.c.timezone)
+    .select_from(posts.outerjoin(servers, servers.c.server_id == posts.c.server_id))
+    .where(posts.c.id == bindparam("post_id"))
+    .with_for_update(read=True, of=posts)
+)
+POST_CHOICE = select(answers.c.choice).where(
+    answers.c.post_id == bindparam("post_id"), answers.c.user_id == bindparam("user_id")
+)
+
+
+def _streak_stmt() -> Select[Any]:
+    """Answered scheduled posts newer than the newest one the user missed (the newest post,
+    while open, cannot be missed yet). The missed post is found walking the scheduled-posts
+    index newest first, stopping at the first miss, and the count walks only the posts after
+    it: the cost is the streak's length, not the years of daily posts before it. Every table
+    is aliased, so no subquery is correlated by accident."""
+    user: BindParameter[str] = bindparam("user_id")
+    server: BindParameter[str] = bindparam("server_id")
+
+    def scheduled(p: FromClause) -> tuple[ColumnElement[bool], ...]:
+        return p.c.server_id == server, p.c.schedule_id.is_not(None)
+
+    def newest_first(p: FromClause) -> tuple[ColumnElement[Any], ...]:
+        return p.c.opened_at.desc(), p.c.id.desc()
+
+    top = posts.alias("newest_post")
+    newest = select(top.c.id).where(*scheduled(top)).order_by(*newest_first(top)).limit(1)
+    seen = posts.alias("seen")
+    theirs_seen = answers.alias("answer_seen")
+    answered = select(theirs_seen.c.id).where(
+        theirs_seen.c.post_id == seen.c.id, theirs_seen.c.user_id == user
+    )
+    missed = (
+        select(seen.c.opened_at, seen.c.id)
+        .where(
+            *scheduled(seen),
+            ~answered.exists(),
+            ~((seen.c.id == newest.scalar_subquery()) & seen.c.closed_at.is_(None)),
+        )
+        .order_by(*newest_first(seen))
+        .limit(1)
+        .subquery("missed")
+    )
+    missed_at = select(missed.c.opened_at).scalar_subquery()
+    missed_id = select(missed.c.id).scalar_subquery()
+    kept = posts.alias("kept")
+    theirs = answers.alias("theirs")
+    return (
+        select(func.count())
+        .select_from(
+            kept.join(theirs, (theirs.c.post_id == kept.c.id) & (theirs.c.user_id == user))
+        )
+        .where(
+            *scheduled(kept),
+            or_(
+                missed_at.is_(None),
+                tuple_(kept.c.opened_at, kept.c.id) > tuple_(missed_at, missed_id),
+            ),
+        )
+    )
+
+
+_STREAK = _streak_stmt()
+
+
+def server_settings(server_id: str, row: AnyRow | None) -> ServerSettings:
+    if row is None:
+        return ServerSettings(server_id=server_id)
+    return ServerSettings(
+        server_id=row.server_id, locale=row.locale, timezone=row.timezone, season=row.season
+    )
+
+
+def _player_stmt() -> Select[Any]:
+    """One row: the server's settings (its defaults when it has no row yet), the user's
+    language, their totals in the season and their streak."""
+
+    def of_server(column: ColumnElement[Any]) -> ColumnElement[Any]:
+        return select(column).where(servers.c.server_id == bindparam("server_id")).scalar_subquery()
+
+    season = func.coalesce(of_server(servers.c.season), 1)
+    totals = select(
+        func.count().label("answered"),
+        func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
+        func.coalesce(func.sum(answers.c.points), 0).label("points"),
+    ).where(
+        answers.c.server_id == bindparam("server_id"),
+        answers.c.season == season,
+        answers.c.user_id == bindparam("user_id"),
+    )
+    mine = totals.subquery("totals")
+    return select(
+        of_server(servers.c.locale).label("server_locale"),
+        func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
+        season.label("season"),
+        USER_LOCALE.scalar_subquery().label("user_locale"),
+        mine.c.answered,
+        mine.c.correct,
+        mine.c.points,
+        _STREAK.scalar_subquery().label("streak"),
+    ).select_from(mine)
+
+
+_PLAYER = _player_stmt()
+
+
+def read_player(conn: Connection, server_id: str, user_id: str) -> Player:
+    """What a private reply shows about its reader (see `Player`), in one statement."""
+    row = conn.execute(_PLAYER, {"server_id": server_id, "user_id": user_id}).one()
+    return Player(
+        server=ServerSettings(server_id, row.server_locale, row.timezone, int(row.season)),
+        locale=row.user_locale,
+        totals=Totals(int(row.answered), int(row.correct), int(row.points)),
+        streak=int(row.streak),
+    )
+
+
+def read_totals(conn: Connection, server_id: str, season: int, user_id: str) -> Totals:
+    answered, correct, points = conn.execute(
+        _TOTALS, {"server_id": server_id, "season": season, "user_id": user_id}
+    ).one()
+    return Totals(answered=answered, correct=correct, points=points)
+
+
+def read_streak(conn: Connection, server_id: str, user_id: str) -> int:
+    count: int = conn.execute(_STREAK, {"server_id": server_id, "user_id": user_id}).scalar_one()
+    return count
