@@ -39,4 +39,6 @@ async def click(
     store: QuizStore, post: PostRecord, user_id: str, choice: int, correct: bool, at: datetime
 ) -> PostAnswerOutcome:
     """A store-level click decided in advance: `choice`, right or not."""
-    return await store.answer_post(post.id, user_id, at, lambda _row: (choice, correct))
+    return await store.answer_post(
+        post.server_id, post.id, user_id, at, lambda _row: (choice, correct)
+    )

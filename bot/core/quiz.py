@@ -189,7 +189,9 @@ class Quiz:
             choice = post.order[shown_index]
             return choice, choice == view.question.answer
 
-        outcome = await self.store.answer_post(post_id, actor.user_id, self.clock.now(), judge)
+        outcome = await self.store.answer_post(
+            actor.server_id, post_id, actor.user_id, self.clock.now(), judge
+        )
         if outcome.post is None:
             raise QuizError("stale_click")
         view = self._clicked(outcome.post, actor)

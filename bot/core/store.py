@@ -252,11 +252,12 @@ class QuizStore(Protocol):
         ...
 
     async def answer_post(
-        self, post_id: int, user_id: str, at: datetime, judge: Judge
+        self, server_id: str, post_id: int, user_id: str, at: datetime, judge: Judge
     ) -> PostAnswerOutcome:
         """Stores the user's first answer to an open post, as `judge` decides it from the
         post's row; a later one changes nothing. One transaction: a click's whole write and
-        what its reply shows."""
+        what its reply shows about the user in `server_id` (the clicker's server; a judge
+        refuses a post of another)."""
         ...
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:

@@ -1,6 +1,6 @@
-"""What a click reads: the post it answers (`POST_TARGET`, read FOR SHARE), and what its
-private reply shows about the person who clicked (`read_player`: the server's settings,
-their language, totals and streak, in one statement).
+"""What a click reads: the post it answers, read FOR SHARE, with what its private reply
+shows about the person who clicked (the server's settings, their language, totals and
+streak), in one statement (`POST_CLICK`); `read_player` reads the latter alone.
 
 The statements are built once: building one costs more than running it, and a statement
 object that is reused keeps its compiled-cache key.
@@ -8,6 +8,7 @@ object that is reused keeps its compiled-cache key.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import (
@@ -16,11 +17,13 @@ from sqlalchemy import (
     FromClause,
     Row,
     Select,
+    Subquery,
     bindparam,
     case,
     func,
     or_,
     select,
+    true,
     tuple_,
 )
 from sqlalchemy.engine import Connection
@@ -43,12 +46,6 @@ _TOTALS = select(
     answers.c.server_id == bindparam("server_id"),
     answers.c.season == bindparam("season"),
     answers.c.user_id == bindparam("user_id"),
-)
-POST_TARGET = (
-    select(posts, servers.c.timezone)
-    .select_from(posts.outerjoin(servers, servers.c.server_id == posts.c.server_id))
-    .where(posts.c.id == bindparam("post_id"))
-    .with_for_update(read=True, of=posts)
 )
 POST_CHOICE = select(answers.c.choice).where(
     answers.c.post_id == bindparam("post_id"), answers.c.user_id == bindparam("user_id")
@@ -118,48 +115,100 @@ def server_settings(server_id: str, row: AnyRow | None) -> ServerSettings:
     )
 
 
-def _player_stmt() -> Select[Any]:
-    """One row: the server's settings (its defaults when it has no row yet), the user's
-    language, their totals in the season and their streak."""
+def _player_columns() -> list[ColumnElement[Any]]:
+    """The reply's facts as columns: the server's settings (its defaults when it has no row
+    yet), the user's language, their totals in the season (three aggregates of one scan,
+    read from the `totals` subquery, which the statement must join) and their streak."""
 
     def of_server(column: ColumnElement[Any]) -> ColumnElement[Any]:
         return select(column).where(servers.c.server_id == bindparam("server_id")).scalar_subquery()
 
-    season = func.coalesce(of_server(servers.c.season), 1)
-    totals = select(
-        func.count().label("answered"),
-        func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
-        func.coalesce(func.sum(answers.c.points), 0).label("points"),
-    ).where(
-        answers.c.server_id == bindparam("server_id"),
-        answers.c.season == season,
-        answers.c.user_id == bindparam("user_id"),
-    )
-    mine = totals.subquery("totals")
-    return select(
+    return [
         of_server(servers.c.locale).label("server_locale"),
         func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
-        season.label("season"),
+        func.coalesce(of_server(servers.c.season), 1).label("server_season"),
         USER_LOCALE.scalar_subquery().label("user_locale"),
-        mine.c.answered,
-        mine.c.correct,
-        mine.c.points,
+        _MINE.c.answered,
+        _MINE.c.correct,
+        _MINE.c.points,
         _STREAK.scalar_subquery().label("streak"),
-    ).select_from(mine)
+    ]
 
 
-_PLAYER = _player_stmt()
+def _totals_subquery() -> Subquery:
+    season = func.coalesce(
+        select(servers.c.season)
+        .where(servers.c.server_id == bindparam("server_id"))
+        .scalar_subquery(),
+        1,
+    )
+    return (
+        select(
+            func.count().label("answered"),
+            func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
+            func.coalesce(func.sum(answers.c.points), 0).label("points"),
+        )
+        .where(
+            answers.c.server_id == bindparam("server_id"),
+            answers.c.season == season,
+            answers.c.user_id == bindparam("user_id"),
+        )
+        .subquery("totals")
+    )
+
+
+_MINE = _totals_subquery()
+_PLAYER = select(*_player_columns()).select_from(_MINE)
+_NEWEST = posts.alias("newest_scheduled")
+POST_CLICK = (
+    select(
+        posts,
+        *_player_columns(),
+        select(_NEWEST.c.id)
+        .where(_NEWEST.c.server_id == posts.c.server_id, _NEWEST.c.schedule_id.is_not(None))
+        .order_by(_NEWEST.c.opened_at.desc(), _NEWEST.c.id.desc())
+        .limit(1)
+        .scalar_subquery()
+        .label("newest_scheduled"),
+    )
+    .select_from(posts.join(_MINE, true()))
+    .where(posts.c.id == bindparam("post_id"))
+    .with_for_update(read=True, of=posts)
+)
+"""A click's first read, in one round trip: the post row (FOR SHARE on PostgreSQL, so an
+answer and a close cannot interleave), what the reply shows about the clicker as it stood
+before the click (`player_of`, then `after_answer`), and the server's newest daily post."""
+
+
+def player_of(row: AnyRow, server_id: str) -> Player:
+    """The reply's facts from a row of `_PLAYER` or `POST_CLICK`."""
+    return Player(
+        server=ServerSettings(server_id, row.server_locale, row.timezone, int(row.server_season)),
+        locale=row.user_locale,
+        totals=Totals(int(row.answered), int(row.correct), int(row.points)),
+        streak=int(row.streak),
+    )
+
+
+def after_answer(before: Player, row: AnyRow, correct: bool) -> Player | None:
+    """`before` once the click's new answer to the post in `row` is counted, worked out
+    rather than read again; None when only a read can tell (an older daily post, still open
+    beside a newer one, was answered: the streak's last miss may move)."""
+    scheduled = row.schedule_id is not None
+    if scheduled and row.id != row.newest_scheduled:
+        return None
+    totals = before.totals
+    if row.season == before.server.season:  # a post from before a reset counts in its own
+        totals = Totals(
+            totals.answered + 1, totals.correct + int(correct), totals.points + int(correct)
+        )
+    return replace(before, totals=totals, streak=before.streak + int(scheduled))
 
 
 def read_player(conn: Connection, server_id: str, user_id: str) -> Player:
     """What a private reply shows about its reader (see `Player`), in one statement."""
     row = conn.execute(_PLAYER, {"server_id": server_id, "user_id": user_id}).one()
-    return Player(
-        server=ServerSettings(server_id, row.server_locale, row.timezone, int(row.season)),
-        locale=row.user_locale,
-        totals=Totals(int(row.answered), int(row.correct), int(row.points)),
-        streak=int(row.streak),
-    )
+    return player_of(row, server_id)
 
 
 def read_totals(conn: Connection, server_id: str, season: int, user_id: str) -> Totals:

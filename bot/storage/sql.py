@@ -54,10 +54,12 @@ from bot.core.store import (
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
 from bot.storage.player import (
     POST_CHOICE,
-    POST_TARGET,
+    POST_CLICK,
     SERVER,
     USER_LOCALE,
     AnyRow,
+    after_answer,
+    player_of,
     read_player,
     read_streak,
     read_totals,
@@ -271,33 +273,39 @@ class SqlStore:
         return await self._one(stmt, write=True) is not None
 
     async def answer_post(
-        self, post_id: int, user_id: str, at: datetime, judge: Judge
+        self, server_id: str, post_id: int, user_id: str, at: datetime, judge: Judge
     ) -> PostAnswerOutcome:
         """The first answer wins the (post, user) unique key; CLOSED carries the user's
         earlier choice, if any.
 
         The post row is read FOR SHARE (PostgreSQL), so an answer and a close cannot
-        interleave: an answer stored is always in the closing tally.
+        interleave: an answer stored is always in the closing tally. The same read brings
+        the reply's facts about the user in `server_id`, as they stood before the click;
+        the new answer is added to them here, not read again.
         """
+        keys = {"post_id": post_id, "server_id": server_id, "user_id": user_id}
 
         def write(conn: Connection) -> PostAnswerOutcome:
-            target = conn.execute(POST_TARGET, {"post_id": post_id}).first()
+            target = conn.execute(POST_CLICK, keys).first()
             if target is None:
-                return PostAnswerOutcome(
-                    AnswerStatus.CLOSED, None, read_player(conn, "", user_id), None
-                )
+                nobody = read_player(conn, server_id, user_id)
+                return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
             post = _post(target)
+            before = player_of(target, server_id)
             moves: list[dict[str, Any]] = []
-            status, stands = answer(conn, post, target.timezone or "UTC", moves)
-            player = read_player(conn, post.server_id, user_id)
+            status, stands, correct = answer(conn, post, before.server.timezone, moves)
+            player = after_answer(before, target, correct) if status is AnswerStatus.NEW else before
             self._move_counts(conn, moves)
-            return PostAnswerOutcome(status, stands, player, post)
+            return PostAnswerOutcome(
+                status, stands, player or read_player(conn, server_id, user_id), post
+            )
 
         def answer(
             conn: Connection, post: PostRecord, zone: str, moves: list[dict[str, Any]]
-        ) -> tuple[AnswerStatus, int | None]:
+        ) -> tuple[AnswerStatus, int | None, bool]:
+            """(status, the choice that stands, whether a new answer is right)."""
             if post.closed_at is not None:
-                return AnswerStatus.CLOSED, _post_choice(conn, post_id, user_id)
+                return AnswerStatus.CLOSED, _post_choice(conn, post_id, user_id), False
             choice, correct = judge(post)
             row = {
                 "server_id": post.server_id,
@@ -315,8 +323,8 @@ class SqlStore:
                 if correct:
                     scored = _Scored(post.server_id, post.season, post.deck_id, user_id, 1, at)
                     moves += self._add_points(conn, scored, zone)
-                return AnswerStatus.NEW, choice
-            return AnswerStatus.DUPLICATE, _post_choice(conn, post_id, user_id)
+                return AnswerStatus.NEW, choice, correct
+            return AnswerStatus.DUPLICATE, _post_choice(conn, post_id, user_id), False
 
         return await self._tx.write(write)
 

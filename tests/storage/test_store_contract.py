@@ -234,7 +234,7 @@ async def test_a_click_is_judged_on_the_row_it_stores_against(store: SqlStore) -
         raise QuizError("stale_click")
 
     with pytest.raises(QuizError):
-        await store.answer_post(post.id, "U1", at(1), refuse)
+        await store.answer_post(SERVER, post.id, "U1", at(1), refuse)
     assert await store.answer_count(post.id) == 0
     seen: list[PostRecord] = []
 
@@ -242,7 +242,7 @@ async def test_a_click_is_judged_on_the_row_it_stores_against(store: SqlStore) -
         seen.append(row)
         return 2, True
 
-    outcome = await store.answer_post(post.id, "U1", at(2), judge)
+    outcome = await store.answer_post(SERVER, post.id, "U1", at(2), judge)
     assert seen == [post]
     assert (outcome.status, outcome.choice, outcome.post) == (AnswerStatus.NEW, 2, post)
     assert outcome.player.totals == Totals(answered=1, correct=1, points=1)
@@ -263,7 +263,7 @@ async def test_refused_clicks_among_many_at_once_fail_only_themselves(store: Sql
         return decide
 
     outcomes = await asyncio.gather(
-        *(store.answer_post(post.id, f"U{i}", at(1), judge(i)) for i in range(30)),
+        *(store.answer_post(SERVER, post.id, f"U{i}", at(1), judge(i)) for i in range(30)),
         return_exceptions=True,
     )
     refused = [i for i, o in enumerate(outcomes) if isinstance(o, QuizError)]
@@ -271,8 +271,41 @@ async def test_refused_clicks_among_many_at_once_fail_only_themselves(store: Sql
     assert refused == list(range(0, 30, 3))
     assert all(o.status is AnswerStatus.NEW for o in stored) and len(stored) == 20
     assert await store.answer_count(post.id) == 20
-    assert await store.answer_post(post.id, "U0", at(2), judge(1)) is not None
+    assert await store.answer_post(SERVER, post.id, "U0", at(2), judge(1)) is not None
     assert await store.answer_count(post.id) == 21
+
+
+async def test_the_reply_facts_of_a_click_equal_a_fresh_read(store: SqlStore) -> None:
+    """A click's reply facts are read before its answer and the answer added to them:
+    after every kind of click they must equal what a read afterwards gives (daily posts,
+    the newest and an older one still open, other posts, a post from before a reset,
+    right, wrong, again, closed)."""
+    await store.set_server_locale(SERVER, "bn")
+    await store.set_user_locale(SERVER, "U1", "en")
+    daily = [
+        await new_post(store, opened_at=at(day * 1440), schedule_id=1, question_id=f"q{day}")
+        for day in range(4)
+    ]
+    for post in daily[:2]:
+        await store.close_post(post.id, at(post.opened_at.minute + 600))
+    loose = await new_post(store, question_id="q9")
+    clicks = [
+        (daily[0], 0, True),  # closed: nothing changes
+        (daily[3], 1, False),  # the newest daily post, wrong
+        (daily[2], 0, True),  # an older daily post still open: the last miss moves
+        (daily[3], 0, True),  # again: the first click stands
+        (loose, 0, True),  # not a daily post
+    ]
+    for post, choice, correct in clicks:
+        outcome = await click(store, post, "U1", choice, correct, at(5 * 1440))
+        assert outcome.player == await store.player(SERVER, "U1"), (post.question_id, outcome)
+    assert (await store.player(SERVER, "U1")).streak == 2
+    assert await store.new_season(SERVER, at(5 * 1440), 1) == 2
+    old = await new_post(store, question_id="q8", season=1, opened_at=at(5 * 1440))
+    outcome = await click(store, old, "U1", 0, True, at(5 * 1440 + 1))
+    assert outcome.status is AnswerStatus.NEW
+    assert outcome.player == await store.player(SERVER, "U1")
+    assert outcome.player.totals == Totals()  # it counts in season 1, not in 2
 
 
 async def test_answer_to_unknown_post_is_closed(store: SqlStore) -> None:
