@@ -70,18 +70,14 @@ class Quiz:
 
     # Languages -----------------------------------------------------------
 
-    async def reply_locale(
-        self, actor: Actor, deck: Deck, server: ServerSettings | None = None
-    ) -> str:
-        """User's language, else the server's, else the deck's first: one the deck has.
-        `server`: the server's settings, when the caller has them already."""
+    async def reply_locale(self, actor: Actor, deck: Deck) -> str:
+        """`_deck_locale`, reading only as far as it needs to."""
         if actor.locale in deck.locales:
             return actor.locale
         mine = await self.store.user_locale(actor.server_id, actor.user_id)
         if mine in deck.locales:
             return mine
-        server = server or await self.store.server(actor.server_id)
-        return _deck_locale(actor, deck, mine, server)
+        return deck.locale_or_default((await self.store.server(actor.server_id)).locale)
 
     async def ui_locale(self, actor: Actor) -> str:
         """Language for replies that belong to no deck (help, leaderboard, errors)."""

@@ -38,15 +38,22 @@ USER_LOCALE = select(user_settings.c.locale).where(
     user_settings.c.server_id == bindparam("server_id"),
     user_settings.c.user_id == bindparam("user_id"),
 )
-_TOTALS = select(
-    func.count(),
-    func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0),
-    func.coalesce(func.sum(answers.c.points), 0),
-).where(
-    answers.c.server_id == bindparam("server_id"),
-    answers.c.season == bindparam("season"),
-    answers.c.user_id == bindparam("user_id"),
-)
+
+
+def _totals(season: ColumnElement[int]) -> Select[Any]:
+    """A user's answered, correct and points in a season of a server: one covering scan."""
+    return select(
+        func.count().label("answered"),
+        func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
+        func.coalesce(func.sum(answers.c.points), 0).label("points"),
+    ).where(
+        answers.c.server_id == bindparam("server_id"),
+        answers.c.season == season,
+        answers.c.user_id == bindparam("user_id"),
+    )
+
+
+_TOTALS = _totals(bindparam("season"))
 POST_CHOICE = select(answers.c.choice).where(
     answers.c.post_id == bindparam("post_id"), answers.c.user_id == bindparam("user_id")
 )
@@ -136,25 +143,14 @@ def _player_columns() -> list[ColumnElement[Any]]:
 
 
 def _totals_subquery() -> Subquery:
+    """`_totals` in the server's current season (1 for a server with no row yet)."""
     season = func.coalesce(
         select(servers.c.season)
         .where(servers.c.server_id == bindparam("server_id"))
         .scalar_subquery(),
         1,
     )
-    return (
-        select(
-            func.count().label("answered"),
-            func.coalesce(func.sum(case((answers.c.correct, 1), else_=0)), 0).label("correct"),
-            func.coalesce(func.sum(answers.c.points), 0).label("points"),
-        )
-        .where(
-            answers.c.server_id == bindparam("server_id"),
-            answers.c.season == season,
-            answers.c.user_id == bindparam("user_id"),
-        )
-        .subquery("totals")
-    )
+    return _totals(season).subquery("totals")
 
 
 _MINE = _totals_subquery()
