@@ -19,6 +19,7 @@ from bot.core.schedules import Schedules
 from bot.core.store import QuizStore
 from bot.locales import LOCALES
 from bot.metrics import Metrics
+from bot.service.admission import Admission
 
 log = logging.getLogger("quizbot")
 
@@ -48,6 +49,8 @@ class App:
     scheduler: Scheduler
     """One scheduler for every platform: each runner registers its Delivery when it is up."""
     metrics: Metrics = field(default_factory=Metrics)
+    admission: Admission = field(default_factory=Admission)
+    """The clicks being answered, on every platform of this process."""
 
     def register_delivery(self, platform: str, delivery: Delivery) -> None:
         """Lets the scheduler post daily questions on `platform` ("slack", "discord")."""

@@ -3,7 +3,7 @@
 from datetime import datetime
 
 from bot.core.deck import Choice, Deck, DeckLibrary, Question
-from bot.core.store import PostAnswerOutcome, PostRecord, QuizStore
+from bot.core.store import PostAnswer, PostAnswerOutcome, PostRecord, QuizStore
 
 
 def question(i: int, shuffle: bool = True) -> Question:
@@ -39,6 +39,5 @@ async def click(
     store: QuizStore, post: PostRecord, user_id: str, choice: int, correct: bool, at: datetime
 ) -> PostAnswerOutcome:
     """A store-level click decided in advance: `choice`, right or not."""
-    return await store.answer_post(
-        post.server_id, post.id, user_id, at, lambda _row: (choice, correct)
-    )
+    answer = PostAnswer(post, user_id, choice, correct, 1 if correct else 0, at)
+    return await store.answer_post(answer)

@@ -8,6 +8,13 @@ from bot.core.deck import Choice
 from bot.core.post import PostView, letter_of
 from bot.core.store import AnswerStatus, Totals
 
+POINTS = 1
+"""What a right answer scores; there is no speed bonus: thinking is not punished."""
+
+
+def points_for(correct: bool) -> int:
+    return POINTS if correct else 0
+
 
 @dataclass(frozen=True)
 class AnswerResult:

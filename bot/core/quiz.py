@@ -11,7 +11,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 
 from bot.core.actor import Actor
-from bot.core.answer import AnswerResult
+from bot.core.answer import AnswerResult, points_for
 from bot.core.clock import Clock
 from bot.core.deck import Deck, DeckLibrary, Question
 from bot.core.errors import QuizError
@@ -23,6 +23,7 @@ from bot.core.store import (
     AnswerStatus,
     NewPost,
     Player,
+    PostAnswer,
     PostRecord,
     QuizStore,
     RunRecord,
@@ -174,20 +175,21 @@ class Quiz:
             raise QuizError("stale_click")
         return self._clicked(post, actor)
 
-    async def answer(self, actor: Actor, post_id: int, shown_index: int) -> AnswerResult:
-        """Records a click on choice button `shown_index` (0 = A). The first click stands.
-        The click is judged inside the transaction that stores it, on the row it reads."""
-
-        def judge(post: PostRecord) -> tuple[int, bool]:
-            view = self._clicked(post, actor)
-            if not 0 <= shown_index < len(post.order):
-                raise QuizError("stale_click")
-            choice = post.order[shown_index]
-            return choice, choice == view.question.answer
-
-        outcome = await self.store.answer_post(
-            actor.server_id, post_id, actor.user_id, self.clock.now(), judge
+    async def answer(
+        self, actor: Actor, post_id: int, shown_index: int, *, deadline: float | None = None
+    ) -> AnswerResult:
+        """Records a click on choice button `shown_index` (0 = A); committed when this
+        returns. The first click stands. `deadline` (`time.monotonic()`): a click the store
+        has not begun to write by then is refused with "try again", unstored."""
+        view = await self._post_of(actor, post_id)
+        if not 0 <= shown_index < len(view.post.order):
+            raise QuizError("stale_click")
+        choice = view.post.order[shown_index]
+        correct = choice == view.question.answer
+        answer = PostAnswer(
+            view.post, actor.user_id, choice, correct, points_for(correct), self.clock.now()
         )
+        outcome = await self.store.answer_post(answer, deadline=deadline)
         if outcome.post is None:
             raise QuizError("stale_click")
         view = self._clicked(outcome.post, actor)
@@ -291,9 +293,16 @@ class Quiz:
         return summarize(run, deck, answers, await self.reply_locale(actor, deck))
 
     async def run_answer(
-        self, actor: Actor, run_id: int, question_id: str, shown_index: int
+        self,
+        actor: Actor,
+        run_id: int,
+        question_id: str,
+        shown_index: int,
+        *,
+        deadline: float | None = None,
     ) -> RunFeedback:
-        """Answers one question of a run; the feedback carries the next step or the summary."""
+        """Answers one question of a run, committed when this returns (`deadline`: as for
+        `answer`); the feedback carries the next step or the summary."""
         run = await self.store.run(run_id)
         if run is None or run.server_id != actor.server_id or run.user_id != actor.user_id:
             raise QuizError("stale_click")
@@ -308,7 +317,7 @@ class Quiz:
             raise QuizError("run_finished")
         choice = order[shown_index]
         outcome = await self.store.record_run_answer(
-            run, question.id, choice, choice == question.answer, self.clock.now()
+            run, question.id, choice, choice == question.answer, self.clock.now(), deadline=deadline
         )
         locale = await self.reply_locale(actor, deck)
         answers = list(await self.store.run_answers(run.id))
@@ -392,12 +401,14 @@ class Quiz:
     async def server(self, actor: Actor) -> ServerSettings:
         return await self.store.server(actor.server_id)
 
-    async def reset(self, actor: Actor, confirms: int) -> int:
+    async def reset(self, actor: Actor, confirms: int, *, deadline: float | None = None) -> int:
         """Starts season `confirms` + 1, once: the confirm button carries the season it was
         shown for, so a second press, or a button left over from an old reset, changes nothing.
         Nothing is deleted."""
         self._require_admin(actor)
-        season = await self.store.new_season(actor.server_id, self.clock.now(), after=confirms)
+        season = await self.store.new_season(
+            actor.server_id, self.clock.now(), after=confirms, deadline=deadline
+        )
         if season is None:
             server = await self.store.server(actor.server_id)
             raise QuizError("reset_stale", season=server.season)

@@ -11,7 +11,7 @@ Server ids are namespaced by the adapter ("slack:T123", "slack:E9" for org-wide 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from enum import Enum
@@ -83,6 +83,20 @@ class AnswerStatus(Enum):
 
 
 @dataclass(frozen=True)
+class PostAnswer:
+    """A click on a post, judged by the core: what to store if the post is still open and
+    this is the user's first answer to it."""
+
+    post: PostRecord
+    """The post as the core knows it; what a click reads of it never changes once posted."""
+    user_id: str
+    choice: int
+    correct: bool
+    points: int
+    at: datetime
+
+
+@dataclass(frozen=True)
 class PostAnswerOutcome:
     status: AnswerStatus
     choice: int | None
@@ -91,11 +105,6 @@ class PostAnswerOutcome:
     """The person who clicked, as their reply shows them, read in the same transaction."""
     post: PostRecord | None
     """The post as the transaction read it; None if there is no such post (CLOSED)."""
-
-
-Judge = Callable[[PostRecord], tuple[int, bool]]
-"""Decides a click on a post, inside the transaction that stores it: (choice, correct).
-It may raise (a QuizError) to store nothing."""
 
 
 @dataclass(frozen=True)
@@ -222,7 +231,9 @@ class QuizStore(Protocol):
 
     async def set_server_timezone(self, server_id: str, timezone: str) -> None: ...
 
-    async def new_season(self, server_id: str, at: datetime, after: int) -> int | None:
+    async def new_season(
+        self, server_id: str, at: datetime, after: int, *, deadline: float | None = None
+    ) -> int | None:
         """Starts season `after` + 1 if season `after` is the current one, and returns it;
         None if another reset got there first (only one of two racing confirms wins).
         Old answers keep their season."""
@@ -252,12 +263,12 @@ class QuizStore(Protocol):
         ...
 
     async def answer_post(
-        self, server_id: str, post_id: int, user_id: str, at: datetime, judge: Judge
+        self, answer: PostAnswer, *, deadline: float | None = None
     ) -> PostAnswerOutcome:
-        """Stores the user's first answer to an open post, as `judge` decides it from the
-        post's row; a later one changes nothing. One transaction: a click's whole write and
-        what its reply shows about the user in `server_id` (the clicker's server; a judge
-        refuses a post of another)."""
+        """Stores the user's first answer to an open post; a later one changes nothing. One
+        transaction, committed when this returns: the click's whole write, and what its
+        reply shows about the user in the post's server. `deadline` (`time.monotonic()`):
+        not begun by then, nothing is stored and StoreUnavailable is raised."""
         ...
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
@@ -284,7 +295,14 @@ class QuizStore(Protocol):
     async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]: ...
 
     async def record_run_answer(
-        self, run: RunRecord, question_id: str, choice: int, correct: bool, at: datetime
+        self,
+        run: RunRecord,
+        question_id: str,
+        choice: int,
+        correct: bool,
+        at: datetime,
+        *,
+        deadline: float | None = None,
     ) -> RunAnswerOutcome:
         """Stores a run answer; it scores 1 point only if correct and the user's first
         meeting with this question (in any run of this server and season)."""

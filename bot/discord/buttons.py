@@ -1,8 +1,9 @@
 """Buttons that keep working after a restart: their state lives in the custom_id.
 
 Each is a `DynamicItem` whose template parses the custom_id (<= 100 characters) back into
-plain values; the callback makes one core call, renders the result and says what the click
-did (`Handled`), which `clicked` records. A custom_id that no template matches (an old
+plain values; the callback makes one core call (committed before any response), answers in
+the interaction's first callback, and says what the click did (`Handled`), which `clicked`
+records. A custom_id that no template matches (an old
 format, a tampered one) is answered by the client with `error.stale_click`; one that matches
 but names no open post gets the same from the core.
 """
@@ -22,7 +23,7 @@ from bot.core.store import AnswerStatus
 from bot.discord import embeds as render
 from bot.discord.clicks import clicked
 from bot.discord.identity import actor
-from bot.discord.replies import client_of, in_time, send, update
+from bot.discord.replies import client_of, send, update
 from bot.locales import text
 from bot.messages import answer_message, feedback_message, step_message, summary_message
 
@@ -72,12 +73,14 @@ class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
         return cls(int(match["post"]), int(match["choice"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, self._answer(interaction), self.post_id)
+        await clicked(
+            interaction, lambda deadline: self._answer(interaction, deadline), self.post_id
+        )
 
-    async def _answer(self, interaction: discord.Interaction) -> Handled:
+    async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
         bot = client_of(interaction)
-        result = await in_time(
-            interaction, bot.app.quiz.answer(actor(interaction), self.post_id, self.choice)
+        result = await bot.app.quiz.answer(
+            actor(interaction), self.post_id, self.choice, deadline=deadline
         )
         new = result.status is AnswerStatus.NEW
         if new:
@@ -107,13 +110,11 @@ class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
         return cls(int(match["post"]), match["locale"], label)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, self._switch(interaction), self.post_id)
+        await clicked(interaction, lambda _deadline: self._switch(interaction), self.post_id)
 
     async def _switch(self, interaction: discord.Interaction) -> Handled:
         quiz = client_of(interaction).app.quiz
-        result = await in_time(
-            interaction, quiz.my_answer(actor(interaction), self.post_id, self.locale), update=True
-        )
+        result = await quiz.my_answer(actor(interaction), self.post_id, self.locale)
         card, view = answer_reply(result)
         await update(interaction, embeds=[card], view=view)
         return Handled("done", self.post_id)
@@ -143,14 +144,15 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
         return cls(int(match["run"]), match["question"], int(match["choice"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, self._answer(interaction))
+        await clicked(interaction, lambda deadline: self._answer(interaction, deadline))
 
-    async def _answer(self, interaction: discord.Interaction) -> Handled:
+    async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
         """The clicked question keeps its text and gains the feedback; the next question
         (or the summary) is a new private message, a follow-up on this click's own token."""
         quiz = client_of(interaction).app.quiz
-        work = quiz.run_answer(actor(interaction), self.run_id, self.question_id, self.choice)
-        feedback = await in_time(interaction, work, update=True)
+        feedback = await quiz.run_answer(
+            actor(interaction), self.run_id, self.question_id, self.choice, deadline=deadline
+        )
         shown = interaction.message.embeds[:1] if interaction.message else []
         card = render.answer(
             feedback_message(feedback), None if feedback.duplicate else feedback.correct
@@ -189,14 +191,14 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         return cls(match["answer"], int(match["season"] or 0))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, self._confirm(interaction))
+        await clicked(interaction, lambda deadline: self._confirm(interaction, deadline))
 
-    async def _confirm(self, interaction: discord.Interaction) -> Handled:
+    async def _confirm(self, interaction: discord.Interaction, deadline: float) -> Handled:
         quiz = client_of(interaction).app.quiz
         who = actor(interaction)
-        locale = await in_time(interaction, quiz.ui_locale(who), update=True)
+        locale = await quiz.ui_locale(who)
         if self.answer == "yes":
-            season = await in_time(interaction, quiz.reset(who, self.season), update=True)
+            season = await quiz.reset(who, self.season, deadline=deadline)
             await update(interaction, content=text(locale, "reset.done", season=season))
         else:
             await update(interaction, content=text(locale, "reset.cancelled"))

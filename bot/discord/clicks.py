@@ -1,10 +1,13 @@
-"""A click's life on Discord: its button's work, the clicker told of a failure, then one
-metrics sample and one log line (`bot.clicklog`, as on Slack), timed from its arrival."""
+"""A click's life on Discord: admitted (`bot.service.admission`), its button's work (which
+commits, then answers in the interaction's first callback), the clicker told of a failure,
+then one metrics sample and one log line (`bot.clicklog`, as on Slack), timed from its
+arrival."""
 
 from __future__ import annotations
 
+import logging
 import time
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 
 import discord
 
@@ -13,7 +16,9 @@ from bot.core.actor import Actor
 from bot.core.errors import QuizError
 from bot.discord.identity import NotInGuild, actor
 from bot.discord.replies import client_of, report
+from bot.service.admission import Closing
 
+log = logging.getLogger("quizbot.discord")
 PLATFORM = "discord"
 _ARRIVED = "quizbot.arrived"
 
@@ -42,16 +47,27 @@ def clicker(interaction: discord.Interaction) -> Actor | None:
         return None
 
 
-async def clicked(
-    interaction: discord.Interaction, work: Awaitable[Handled], post_id: int | None = None
-) -> None:
-    """Runs a button's work (which replies and says what the click did); whatever it raises
-    is reported to the clicker. Then the click is recorded; `post_id`: the post the button
-    names, for the log line of a failed click."""
+Work = Callable[[float], Awaitable[Handled]]
+"""A button's work, given the deadline by which its write must have begun."""
+
+
+async def clicked(interaction: discord.Interaction, work: Work, post_id: int | None = None) -> None:
+    """Runs a button's work (which commits, replies and says what the click did) as an
+    admitted click; whatever it raises is reported to the clicker. Then the click is
+    recorded; `post_id`: the post the button names, for the log line of a failed click."""
     arrived = arrival(interaction)
+    bot = client_of(interaction)
+    who = clicker(interaction)
     try:
-        result = await work
-    except Exception as error:
-        await report(interaction, error)
-        result = Handled(outcome(error), post_id)
-    record(client_of(interaction).metrics, PLATFORM, clicker(interaction), result, arrived)
+        async with bot.app.admission.admit(
+            None if who is None else (who.server_id, who.user_id), arrived
+        ) as ticket:
+            try:
+                result = await work(ticket.deadline)
+            except Exception as error:
+                await report(interaction, error)
+                result = Handled(outcome(error), post_id)
+    except Closing:  # unacknowledged: Discord tells the clicker it failed
+        log.info("a click arrived while stopping; not acknowledged")
+        return
+    record(bot.metrics, PLATFORM, who, result, arrived)

@@ -18,7 +18,7 @@ import yarl
 from bot.clicklog import Handled
 from bot.config import DiscordConfig, SetupError
 from bot.core.errors import QuizError
-from bot.discord import buttons, clicks, replies, sync
+from bot.discord import buttons, clicks, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import PostMessages
@@ -105,8 +105,6 @@ class QuizClient(discord.AutoShardedClient):
         self.tree = QuizTree(self, app.metrics)
         self.posts = PostMessages(self, app.quiz, app.clock, refresh_interval)
         self.delivery = DiscordDelivery(self, app.quiz, self.posts)
-        self.workload = replies.Workload()
-        """The interactions being answered: a burst is acknowledged first (`in_time`)."""
 
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
@@ -135,7 +133,7 @@ class QuizClient(discord.AutoShardedClient):
         custom_id = str(interaction.data.get("custom_id", ""))
         if not buttons.known(custom_id):
             log.info("click on unknown custom_id %r", custom_id[:100])
-            await clicks.clicked(interaction, _refuse(QuizError("stale_click")))
+            await clicks.clicked(interaction, _refuse)
 
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         """An event handler raised (a bug: interactions report their own failures)."""
@@ -149,6 +147,6 @@ class QuizClient(discord.AutoShardedClient):
         await super().close()
 
 
-async def _refuse(error: QuizError) -> Handled:
-    """A click's work that is refused before anything is looked up."""
-    raise error
+async def _refuse(_deadline: float) -> Handled:
+    """The work of a click on no button of ours: refused before anything is looked up."""
+    raise QuizError("stale_click")

@@ -1,9 +1,9 @@
 """Answering an interaction in time, and telling the user about refusals and failures.
 
-Discord wants a first response within 3 s of the interaction. `in_time` runs the core call
-and, only if it is still busy when the time budget is spent, acknowledges first (a deferral);
-under load (a `Workload` of more than QUIET interactions) it acknowledges at once and the
-call waits its turn. `send` and `update` then use the response or, once acknowledged, a
+Discord wants a first response within 3 s of the interaction. A click answers in that first
+response once its write is committed (`bot.discord.clicks`); a command's core call runs in
+`in_time`, which acknowledges first (a deferral) only if the call is still busy when the time
+budget is spent. `send` and `update` then use the response or, once acknowledged, a
 follow-up / an edit of the original. Every refusal (`QuizError`) becomes a private reply in
 the user's language; anything else is logged and gets the generic apology, never Discord's
 "interaction failed".
@@ -12,11 +12,8 @@ the user's language; anything else is logged and gets the generic apology, never
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import inspect
 import logging
-import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import discord
@@ -40,99 +37,11 @@ DEADLINE = 3.0
 SPARE = 1.0
 """Kept for the deferral request itself."""
 BUDGET = 1.0
-"""The longest a core call may run before the interaction is acknowledged first."""
-
-QUIET = 4
-"""Interactions at work at once up to which a quick answer is waited for (one response, no
-deferral); past it, every new one is acknowledged at once."""
-ANSWERING = 4
-"""Core calls run at once under load. Each is a database transaction (on SQLite, in a thread
-that competes with the event loop for the GIL): more at once answer no faster, and the
-acknowledgements still due on the event loop are what they slow down."""
-PATIENCE = 2.0
-"""The longest a call under load waits for the acknowledgements still due, from its start."""
+"""The longest a command's core call may run before the interaction is acknowledged first."""
 
 _THINKING = "quizbot.thinking"
 """Set while a "thinking…" deferral is unresolved: whether it is ephemeral. The first
 follow-up replaces that message and keeps its visibility, whatever the follow-up asks."""
-
-
-class Workload:
-    """The interactions being answered, so a burst is acknowledged first and answered after.
-
-    Quiet (at most `quiet` at work): a core call gets the budget to finish, and its answer is
-    the one response. Busy: a new interaction is acknowledged at once, one still waiting for
-    its answer within the budget is acknowledged as soon as the crowd arrives, and the calls
-    run at most `limit` at a time, none started while an acknowledgement is due (unless it
-    has waited `patience` seconds, so steady traffic still gets answers)."""
-
-    def __init__(
-        self, quiet: int = QUIET, limit: int = ANSWERING, patience: float = PATIENCE
-    ) -> None:
-        self._quiet = quiet
-        self._patience = patience
-        self._slots = asyncio.Semaphore(limit)
-        self._turns: dict[object, list[Any]] = {}
-        """Per person: a lock their calls take in turn, and how many hold or want it."""
-        self._active = 0
-        self._crowded = asyncio.Event()
-        self._unacked = 0
-        self._acked = asyncio.Event()
-        self._acked.set()
-
-    @property
-    def busy(self) -> bool:
-        return self._crowded.is_set()
-
-    @contextlib.contextmanager
-    def taking(self) -> Iterator[Callable[[], None]]:
-        """Around one interaction's `in_time`; what it yields is called once the interaction
-        is acknowledged (leaving counts as acknowledged: the response follows at once)."""
-        self._active += 1
-        self._unacked += 1
-        self._acked.clear()
-        if self._active > self._quiet:
-            self._crowded.set()
-        due = [True]
-
-        def acknowledged() -> None:
-            if due:
-                due.clear()
-                self._unacked -= 1
-                if not self._unacked:
-                    self._acked.set()
-
-        try:
-            yield acknowledged
-        finally:
-            self._active -= 1
-            if self._active <= self._quiet:
-                self._crowded.clear()
-            acknowledged()
-
-    async def crowd(self) -> None:
-        """Returns when more than `quiet` interactions are at work."""
-        await self._crowded.wait()
-
-    async def run(self, work: Awaitable[T], who: object = None) -> T:
-        """`work` in its turn: a free slot, and no acknowledgement due (for `patience`).
-
-        The calls of one `who` (a person; None: no one in particular) run one after
-        another, in the order they came: a second click never overtakes the first."""
-        started = time.monotonic()
-        turn = self._turns.setdefault(who, [asyncio.Lock(), 0])
-        turn[1] += 1
-        try:
-            async with turn[0] if who is not None else contextlib.nullcontext(), self._slots:
-                wait = started + self._patience - time.monotonic()
-                if not self._acked.is_set() and wait > 0:
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._acked.wait(), wait)
-                return await work
-        finally:
-            turn[1] -= 1
-            if not turn[1]:
-                del self._turns[who]
 
 
 def client_of(interaction: discord.Interaction) -> QuizClient:
@@ -152,38 +61,20 @@ async def in_time(
     ephemeral: bool = True,
     update: bool = False,
 ) -> T:
-    """Awaits `work`, acknowledging the interaction first if it takes too long, or at once
-    when many interactions are at work (then `work` waits its turn in the client's Workload).
+    """Awaits a command's `work`, acknowledging the interaction first if it takes too long.
 
     `update`: the reply will replace the clicked message (deferred update), else it will be
     a new message (thinking, private unless `ephemeral` is False).
     """
-    load = client_of(interaction).workload
-    with load.taking() as acknowledged:
-        if load.busy or interaction.response.is_done():
-            try:
-                await acknowledge(interaction, ephemeral=ephemeral, update=update)
-            except BaseException:
-                if inspect.iscoroutine(work):
-                    work.close()  # never started: no "never awaited" warning
-                raise
-            acknowledged()
-            return await load.run(work, interaction.user.id)
-        task = asyncio.ensure_future(work)
-        crowd = asyncio.ensure_future(load.crowd())
-        try:
-            await asyncio.wait(
-                {task, crowd}, timeout=budget(interaction), return_when=asyncio.FIRST_COMPLETED
-            )
-            if not task.done():
-                await acknowledge(interaction, ephemeral=ephemeral, update=update)
-                acknowledged()
-        except BaseException:
-            task.cancel()
-            raise
-        finally:
-            crowd.cancel()
-        return await task
+    task = asyncio.ensure_future(work)
+    try:
+        done, _ = await asyncio.wait({task}, timeout=budget(interaction))
+        if not done:
+            await acknowledge(interaction, ephemeral=ephemeral, update=update)
+    except BaseException:
+        task.cancel()
+        raise
+    return await task
 
 
 async def acknowledge(interaction: discord.Interaction, *, ephemeral: bool, update: bool) -> None:

@@ -1,10 +1,10 @@
 """Builds the slack-bolt AsyncApp and registers its listeners.
 
-Every listener acks first (Slack wants it within 3 s; bolt answers the HTTP request or the
-socket envelope as soon as `ack()` is called), then does its one core call in the background;
-a click's call waits its turn in the `Backlog`, so a burst's answering cannot starve the acks
-of the clicks behind it. Each click is then recorded (App.metrics and a log line), timed from
-its request's arrival.
+A click is admitted (`bot.service.admission`): its core call commits before the ack (bolt
+answers the HTTP request or the socket envelope as soon as `ack()` is called; Slack wants it
+within 3 s), and its private reply is sent right after the ack. A slash command acks first and
+then works, since posting a question waits on Slack's Web API. Each click is recorded
+(App.metrics and a log line), timed from its request's arrival.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -24,11 +24,14 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
 from bot.app import App
+from bot.core.actor import Actor
 from bot.core.errors import QuizError
 from bot.core.quiz import Quiz
 from bot.metrics import Metrics
+from bot.service.admission import Admission, Closing
 from bot.slack import actions
-from bot.slack.clicks import Backlog, Click, Clicks, Handled, record
+from bot.slack.blocks import text_reply
+from bot.slack.clicks import Click, Clicks, Said, record
 from bot.slack.client import configure
 from bot.slack.commands import Commands, Handler, Request, parse
 from bot.slack.dedup import SeenEvents
@@ -37,7 +40,7 @@ from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
 from bot.slack.posts import Posts
-from bot.slack.replies import BUG, guarded
+from bot.slack.replies import BUG, failure, guarded
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
 from bot.storage.engine import store_engine
@@ -47,7 +50,7 @@ log = logging.getLogger("quizbot.slack")
 BOLT_LOGGER = "quizbot.slack.bolt"
 COMMAND = "/quiz"
 CLOSE_SECONDS = 10.0
-"""How long closing waits for acknowledged clicks to be answered."""
+"""How long closing waits for admitted clicks to be answered."""
 
 
 @dataclass
@@ -60,8 +63,8 @@ class SlackBot:
     """The App it serves (HTTP mode's /healthz and /metrics read its store and metrics)."""
     delivery: SlackDelivery | None = None
     """The daily question's way onto Slack (`run_slack` registers it with the scheduler)."""
-    backlog: Backlog = field(default_factory=Backlog)
-    """Clicks acknowledged and not yet answered."""
+    admission: Admission | None = None
+    """The clicks being answered (the App's, shared with every platform)."""
 
     async def prepare(self) -> None:
         """Creates the OAuth tables when distributing (a no-op otherwise)."""
@@ -69,10 +72,12 @@ class SlackBot:
             await self.oauth.prepare()
 
     async def close(self) -> None:
-        """Answers the clicks already acknowledged (up to CLOSE_SECONDS), draws the last
-        counts, then closes the OAuth stores."""
-        if not await self.backlog.finished(CLOSE_SECONDS):
-            log.warning("%d acknowledged clicks still unanswered at close", self.backlog.pending)
+        """Answers the clicks already admitted (up to CLOSE_SECONDS), draws the last counts,
+        then closes the OAuth stores."""
+        if self.admission is not None:
+            self.admission.close()
+            if not await self.admission.finished(CLOSE_SECONDS):
+                log.warning("%d admitted clicks still unanswered at close", self.admission.pending)
         await self.posts.flush()
         if self.oauth is not None:
             await self.oauth.close()
@@ -110,8 +115,7 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     token = None if distribution else secrets.slack_bot_token
     delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
     schedule = ScheduleCommands(app.schedules, delivery).run
-    backlog = Backlog()
-    _register(bolt, app.quiz, posts, Admins(settings.admins), app.metrics, schedule, backlog)
+    _register(bolt, app.quiz, posts, Admins(settings.admins), app.metrics, schedule, app.admission)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
@@ -125,7 +129,7 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
         signing_secret,
         app=app,
         delivery=delivery,
-        backlog=backlog,
+        admission=app.admission,
     )
 
 
@@ -138,7 +142,7 @@ async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext
     )
 
 
-ClickHandler = Callable[[Click], Awaitable[Handled]]
+ClickHandler = Callable[[Click], Awaitable[Said]]
 
 
 def arrival(context: AsyncBoltContext) -> float:
@@ -185,7 +189,7 @@ def _register(
     admins: Admins,
     metrics: Metrics,
     schedule: Handler,
-    backlog: Backlog,
+    admission: Admission,
 ) -> None:
     commands = Commands(quiz, posts, schedule)
     clicks = Clicks(quiz, posts)
@@ -216,24 +220,41 @@ def _register(
             context: AsyncBoltContext,
             respond: AsyncRespond,
         ) -> None:
-            await ack()
             arrived, actor = arrival(context), actor_of(context)
-            done: list[Handled] = []
-
-            async def work() -> None:
-                if actor is None:
-                    raise QuizError("stale_click")
-                who = await admins.check(context.client, actor) if admin else actor
-                done.append(await handle(Click(who, action.get("value"), context.client, respond)))
-
-            async def answer() -> None:
-                failure = await guarded(quiz, respond, actor, work)
-                record(metrics, actor, action.get("value"), failure or done[0], arrived)
-
+            value = action.get("value")
             who = None if actor is None else (actor.server_id, actor.user_id)
-            await backlog.run(answer, arrived, who)
+            try:
+                async with admission.admit(who, arrived) as ticket:
+                    said = await decide(handle, admin, actor, value, context, ticket.deadline)
+                    await ack()  # the answer is stored: now Slack may be told
+                    try:
+                        await said.send(respond)
+                    except Exception:
+                        log.exception("the reply to a click could not be sent")
+                        said = Said(said.reply, BUG)
+                    record(metrics, actor, value, said.handled, arrived)
+            except Closing:  # unacknowledged: Slack tells the clicker it failed
+                log.info("a click arrived while stopping; not acknowledged")
 
         return listener
+
+    async def decide(
+        handle: ClickHandler,
+        admin: bool,
+        actor: Actor | None,
+        value: object,
+        context: AsyncBoltContext,
+        deadline: float,
+    ) -> Said:
+        """The click's work, up to its commit; a refusal or a failure becomes what to say."""
+        try:
+            if actor is None:
+                raise QuizError("stale_click")
+            who = await admins.check(context.client, actor) if admin else actor
+            return await handle(Click(who, value, context.client, deadline))
+        except Exception as error:
+            key, message = await failure(quiz, actor, error)
+            return Said(text_reply(message), key)
 
     async def on_home(event: dict[str, Any], context: AsyncBoltContext) -> None:
         actor = actor_of(context)

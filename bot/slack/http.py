@@ -74,10 +74,6 @@ def _events_handler(bot: SlackBot) -> Handler:
     seen = SeenSignatures(window=MAX_AGE)
 
     async def handle(request: web.Request) -> web.StreamResponse:
-        with bot.backlog.acking():  # no click is answered while this one waits for its ack
-            return await checked(request)
-
-    async def checked(request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
         raw = await request.read()
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")

@@ -86,6 +86,17 @@ BUG = "bug"
 """What `guarded` returns for an unexpected exception."""
 
 
+async def failure(quiz: Quiz, actor: Actor | None, error: Exception) -> tuple[str, str]:
+    """What went wrong, as (the refusal's key, or `cannot_post`, or `BUG`; the words the
+    user reads). A bug is logged here, with its traceback."""
+    if isinstance(error, QuizError):
+        return error.key, refusal_text(error, await locale_of(quiz, actor))
+    if isinstance(error, CannotPost):
+        return "cannot_post", text(await locale_of(quiz, actor), error.hint)
+    log.error("a Slack request failed", exc_info=error)
+    return BUG, text(await locale_of(quiz, actor), "error.generic")
+
+
 async def guarded(
     quiz: Quiz,
     respond: AsyncRespond | None,
@@ -99,18 +110,10 @@ async def guarded(
     try:
         await work()
         return None
-    except QuizError as error:
-        failure = error.key
-        message = refusal_text(error, await locale_of(quiz, actor))
-    except CannotPost as error:
-        failure = "cannot_post"
-        message = text(await locale_of(quiz, actor), error.hint)
-    except Exception:
-        log.exception("a Slack request failed")
-        failure = BUG
-        message = text(await locale_of(quiz, actor), "error.generic")
+    except Exception as error:
+        key, message = await failure(quiz, actor, error)
     try:
         await private(respond, text_reply(message))
     except Exception:
         log.exception("the error reply could not be sent either")
-    return failure
+    return key

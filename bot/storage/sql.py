@@ -12,7 +12,6 @@ are set up in `bot.storage.engine`, and what a click's reply reads in `bot.stora
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
@@ -30,15 +29,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.core.leaderboard import answer_keys
 from bot.core.schedule import Schedule, parse_days
 from bot.core.store import (
     AnswerStatus,
     EnabledSchedule,
-    Judge,
     NewPost,
     NewSchedule,
     Player,
+    PostAnswer,
     PostAnswerOutcome,
     PostRecord,
     RunAnswerOutcome,
@@ -65,6 +63,7 @@ from bot.storage.player import (
     read_totals,
     server_settings,
 )
+from bot.storage.scores import Scored, add_points
 from bot.storage.tables import (
     ALL_DECKS,
     RUN_ACTIVE_KEY,
@@ -118,22 +117,6 @@ class SqlStore:
         self._insert: Callable[[Table], Insert] = (
             sqlite.insert if name == "sqlite" else postgresql.insert
         )
-        greatest = func.max if name == "sqlite" else func.greatest
-        upsert = self._insert(standings)
-        self._add_points_stmt = upsert.on_conflict_do_update(
-            index_elements=list(standings.primary_key.columns),
-            set_={
-                "points": standings.c.points + upsert.excluded.points,
-                "reached_at": greatest(standings.c.reached_at, upsert.excluded.reached_at),
-            },
-        ).returning(standings.c.period, standings.c.deck_key, standings.c.points)
-        counted = self._insert(score_counts)
-        self._move_counts_stmt = counted.on_conflict_do_update(
-            index_elements=list(score_counts.primary_key.columns),
-            set_={"users": score_counts.c.users + counted.excluded.users},
-        )
-        """One statement, built once and run for the six rows (a multi-row VALUES would be
-        compiled afresh for every answer)."""
         self._new_post_answer = (
             self._insert(answers)
             .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
@@ -143,13 +126,15 @@ class SqlStore:
     async def close(self) -> None:
         await self._tx.close()
 
-    async def _one(self, stmt: Executable, *, write: bool = False) -> AnyRow | None:
+    async def _one(
+        self, stmt: Executable, *, write: bool = False, deadline: float | None = None
+    ) -> AnyRow | None:
         """The first row of one statement."""
 
         def run(conn: Connection) -> AnyRow | None:
             return conn.execute(stmt).first()
 
-        return await (self._tx.write(run) if write else self._tx.read(run))
+        return await (self._tx.write(run, deadline=deadline) if write else self._tx.read(run))
 
     async def _all(self, stmt: Executable) -> Sequence[AnyRow]:
         def run(conn: Connection) -> Sequence[AnyRow]:
@@ -182,7 +167,9 @@ class SqlStore:
     async def set_server_timezone(self, server_id: str, timezone: str) -> None:
         await self._upsert(servers, {"server_id": server_id}, {"timezone": timezone})
 
-    async def new_season(self, server_id: str, at: datetime, after: int) -> int | None:
+    async def new_season(
+        self, server_id: str, at: datetime, after: int, *, deadline: float | None = None
+    ) -> int | None:
         # A compare-and-set: the row moves from `after` to `after + 1` at most once. A server
         # never stored is in season 1, so only after=1 may create its row.
         stmt = self._insert(servers).values(
@@ -199,7 +186,7 @@ class SqlStore:
                 .where(servers.c.server_id == server_id, servers.c.season == after)
                 .values(season=after + 1, season_started_at=at)
             )
-        row = await self._one(stmt.returning(servers.c.season), write=True)
+        row = await self._one(stmt.returning(servers.c.season), write=True, deadline=deadline)
         return None if row is None else int(row.season)
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None:
@@ -273,17 +260,30 @@ class SqlStore:
         return await self._one(stmt, write=True) is not None
 
     async def answer_post(
-        self, server_id: str, post_id: int, user_id: str, at: datetime, judge: Judge
+        self, answer: PostAnswer, *, deadline: float | None = None
     ) -> PostAnswerOutcome:
         """The first answer wins the (post, user) unique key; CLOSED carries the user's
         earlier choice, if any.
 
         The post row is read FOR SHARE (PostgreSQL), so an answer and a close cannot
         interleave: an answer stored is always in the closing tally. The same read brings
-        the reply's facts about the user in `server_id`, as they stood before the click;
-        the new answer is added to them here, not read again.
+        the reply's facts about the user in the post's server, as they stood before the
+        click; the new answer is added to them here, not read again.
         """
+        post_id, server_id, user_id = answer.post.id, answer.post.server_id, answer.user_id
         keys = {"post_id": post_id, "server_id": server_id, "user_id": user_id}
+        row = {
+            "server_id": server_id,
+            "season": answer.post.season,
+            "user_id": user_id,
+            "deck_id": answer.post.deck_id,
+            "question_id": answer.post.question_id,
+            "post_id": post_id,
+            "choice": answer.choice,
+            "correct": answer.correct,
+            "points": answer.points,
+            "answered_at": answer.at,
+        }
 
         def write(conn: Connection) -> PostAnswerOutcome:
             target = conn.execute(POST_CLICK, keys).first()
@@ -292,41 +292,26 @@ class SqlStore:
                 return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
             post = _post(target)
             before = player_of(target, server_id)
-            moves: list[dict[str, Any]] = []
-            status, stands, correct = answer(conn, post, before.server.timezone, moves)
-            player = after_answer(before, target, correct) if status is AnswerStatus.NEW else before
-            self._move_counts(conn, moves)
+            if post.closed_at is not None:
+                earlier = _post_choice(conn, post_id, user_id)
+                return PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post)
+            if conn.execute(self._new_post_answer, row).first() is None:
+                earlier = _post_choice(conn, post_id, user_id)
+                return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
+            if answer.points:
+                scored = Scored(
+                    server_id, post.season, post.deck_id, user_id, answer.points, answer.at
+                )
+                add_points(conn, scored, before.server.timezone)
+            after = after_answer(before, target, answer.correct)
             return PostAnswerOutcome(
-                status, stands, player or read_player(conn, server_id, user_id), post
+                AnswerStatus.NEW,
+                answer.choice,
+                after or read_player(conn, server_id, user_id),
+                post,
             )
 
-        def answer(
-            conn: Connection, post: PostRecord, zone: str, moves: list[dict[str, Any]]
-        ) -> tuple[AnswerStatus, int | None, bool]:
-            """(status, the choice that stands, whether a new answer is right)."""
-            if post.closed_at is not None:
-                return AnswerStatus.CLOSED, _post_choice(conn, post_id, user_id), False
-            choice, correct = judge(post)
-            row = {
-                "server_id": post.server_id,
-                "season": post.season,
-                "user_id": user_id,
-                "deck_id": post.deck_id,
-                "question_id": post.question_id,
-                "post_id": post_id,
-                "choice": choice,
-                "correct": correct,
-                "points": 1 if correct else 0,
-                "answered_at": at,
-            }
-            if conn.execute(self._new_post_answer, row).first() is not None:
-                if correct:
-                    scored = _Scored(post.server_id, post.season, post.deck_id, user_id, 1, at)
-                    moves += self._add_points(conn, scored, zone)
-                return AnswerStatus.NEW, choice, correct
-            return AnswerStatus.DUPLICATE, _post_choice(conn, post_id, user_id), False
-
-        return await self._tx.write(write)
+        return await self._tx.write(write, deadline=deadline)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         def read(conn: Connection) -> int | None:
@@ -397,7 +382,14 @@ class SqlStore:
         return [_run_answer(row) for row in rows]
 
     async def record_run_answer(
-        self, run: RunRecord, question_id: str, choice: int, correct: bool, at: datetime
+        self,
+        run: RunRecord,
+        question_id: str,
+        choice: int,
+        correct: bool,
+        at: datetime,
+        *,
+        deadline: float | None = None,
     ) -> RunAnswerOutcome:
         """Claims the user's first meeting with the question (server, season, deck), right or
         wrong, then stores the answer; it scores only if correct and the claim was won."""
@@ -440,10 +432,8 @@ class SqlStore:
                     zone = conn.scalar(
                         select(servers.c.timezone).where(servers.c.server_id == run.server_id)
                     )
-                    scored = _Scored(
-                        run.server_id, run.season, run.deck_id, run.user_id, points, at
-                    )
-                    self._move_counts(conn, self._add_points(conn, scored, zone or "UTC"))
+                    scored = Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at)
+                    add_points(conn, scored, zone or "UTC")
                 return RunAnswerOutcome(
                     AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
                 )
@@ -454,7 +444,7 @@ class SqlStore:
             ).one()
             return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
 
-        return await self._tx.write(write)
+        return await self._tx.write(write, deadline=deadline)
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
         await self._exec(
@@ -464,42 +454,6 @@ class SqlStore:
         )
 
     # Leaderboard and stats
-
-    def _add_points(self, conn: Connection, scored: _Scored, zone: str) -> list[dict[str, Any]]:
-        """Adds a scoring answer to its six standings rows (week, month and all time; its
-        deck and all decks), in the transaction that stored it. Returns the score count
-        moves (`_move_counts`): the user leaves their old total and joins the new one on
-        each of the six leaderboards."""
-        rows = [
-            {
-                "server_id": scored.server_id,
-                "season": scored.season,
-                "period": period,
-                "deck_key": deck,
-                "user_id": scored.user_id,
-                "points": scored.points,
-                "reached_at": scored.at,
-            }
-            for period in answer_keys(scored.at, zone)
-            for deck in (scored.deck_id, ALL_DECKS)
-        ]
-        key = {"server_id": scored.server_id, "season": scored.season}
-        moves = []
-        for period, deck, total in conn.execute(self._add_points_stmt, rows).all():
-            board = {**key, "period": period, "deck_key": deck}
-            moves.append({**board, "points": total, "users": 1})
-            if total > scored.points:
-                moves.append({**board, "points": total - scored.points, "users": -1})
-        return moves
-
-    def _move_counts(self, conn: Connection, moves: list[dict[str, Any]]) -> None:
-        """Applies score count moves in one statement, in key order, as a transaction's last
-        write: those rows are shared by every user at a total (in a burst, everyone crosses
-        1 point at once), so on PostgreSQL they are locked only until the COMMIT, always in
-        the same order, and never in a cycle with another transaction."""
-        if moves:
-            moves.sort(key=lambda m: (m["period"], m["deck_key"], m["points"]))
-            conn.execute(self._move_counts_stmt, moves)
 
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         if query.period is not None:
@@ -734,16 +688,6 @@ _RUN_ANSWER = select(
     answers.c.points,
     answers.c.answered_at,
 )
-
-
-@dataclass(frozen=True)
-class _Scored:
-    server_id: str
-    season: int
-    deck_id: str
-    user_id: str
-    points: int
-    at: datetime
 
 
 def _kept(table: FromClause, query: StandingsQuery) -> list[ColumnElement[bool]]:

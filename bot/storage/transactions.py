@@ -8,11 +8,13 @@ in one hop:
   greenlet switch per transaction instead of several per statement.
 - On SQLite, the whole function runs in a worker thread on the stdlib driver. aiosqlite costs
   four thread hops per statement (cursor, execute, fetch, close), and a hop is most of a
-  statement's cost: a click's transaction was 20 such hops. Here it is one. Writes run on a
-  single thread, so this process's writers queue in order instead of sleeping in SQLite's
-  busy handler; another process holding the lock is still waited for up to busy_timeout.
-  Writes that queue up while one runs go together in the next transaction (a group commit,
-  `Batch`): in a burst of clicks, one BEGIN, one COMMIT and one hop serve many.
+  statement's cost. Here it is one. Writes run on a single thread, so this process's writers
+  queue in order instead of sleeping in SQLite's busy handler; another process holding the
+  lock is still waited for up to busy_timeout.
+
+On both, writes that queue up while one transaction runs go together in the next one (a
+group commit, `GroupCommit`): in a burst of clicks, one BEGIN and one COMMIT serve many, and a
+write never waits in memory past its deadline (it is refused instead, unrun).
 
 A caller cancelled while its SQLite function runs gets CancelledError at once; the function
 itself completes or rolls back in its thread, as a transaction does when a client goes away.
@@ -22,9 +24,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable
+import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
 
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import Connection
@@ -34,6 +38,8 @@ from sqlalchemy.util import greenlet_spawn
 from bot.core.store import StoreUnavailable
 
 T = TypeVar("T")
+X = TypeVar("X")
+A = TypeVar("A", bound="Accumulator")
 Work = Callable[[Connection], T]
 
 WRITE = "quizbot_write"
@@ -43,6 +49,30 @@ READ = "quizbot_read"
 READERS = 2
 """SQLite reader threads: WAL lets them read beside the writer; sqlite3 drops the GIL while
 it steps, so two keep a 2-core machine busy without queueing reads behind writes."""
+_ACCUMULATORS = "quizbot_accumulators"
+
+
+class Accumulator(Protocol):
+    """Writes that the functions of one transaction add up and make once, just before its
+    COMMIT (`accumulate`)."""
+
+    def flush(self, conn: Connection) -> None: ...
+
+
+def accumulate(conn: Connection, kind: type[A]) -> A:
+    """The transaction's `kind` accumulator, made on first use and flushed before the commit.
+
+    Rows that every transaction touches (score counts) are written once per transaction,
+    summed and in key order, as its last statement: locked until COMMIT only, always in the
+    same order, never in a cycle with another transaction."""
+    pending: dict[type[Any], Accumulator] | None = conn.info.get(_ACCUMULATORS)
+    if pending is None:
+        raise RuntimeError("accumulate() outside a transaction run by Transactions")
+    found = pending.get(kind)
+    if found is None:
+        found = pending[kind] = kind()
+    assert isinstance(found, kind)
+    return found
 
 
 class Transactions:
@@ -56,7 +86,6 @@ class Transactions:
         self._engine = engine
         self._sqlite = sqlite_engine
         self._threads: tuple[ThreadPoolExecutor, ThreadPoolExecutor] | None = None
-        self._batch: Batch | None = None
         self._writer: Engine
         self._snapshot: Engine
         self._reader: Engine
@@ -77,13 +106,14 @@ class Transactions:
                 ThreadPoolExecutor(1, thread_name_prefix="quizbot-db-write"),
                 ThreadPoolExecutor(READERS, thread_name_prefix="quizbot-db-read"),
             )
-            self._batch = Batch(self._writer, self._threads[0])
+        self._group = GroupCommit(self._run_batch)
 
-    async def write(self, work: Work[T]) -> T:
-        """`work` in a write transaction: committed if it returns, rolled back if it raises."""
-        if self._batch is not None:
-            return await self._batch.write(work)
-        return await self._run(0, self._write, work)
+    async def write(self, work: Work[T], *, deadline: float | None = None) -> T:
+        """`work` in a write transaction: committed if it returns, rolled back if it raises.
+
+        `deadline` (`time.monotonic()`): if no transaction has taken the write by then, it
+        is dropped unrun and StoreUnavailable raised ("try again")."""
+        return await self._group.write(work, deadline)
 
     async def read(self, work: Work[T], *, snapshot: bool = False) -> T:
         """`work` as a read. `snapshot`: its statements must see one state of the database
@@ -91,9 +121,8 @@ class Transactions:
         return await self._run(1, self._read_snapshot if snapshot else self._read, work)
 
     async def close(self) -> None:
-        """Waits for running functions, then closes every connection."""
-        if self._batch is not None:
-            await self._batch.drain()
+        """Waits for queued and running functions, then closes every connection."""
+        await self._group.drain()
         if self._threads is not None:
             for pool in self._threads:
                 await asyncio.to_thread(pool.shutdown, wait=True)
@@ -101,17 +130,45 @@ class Transactions:
             self._sqlite.dispose()
         await self._engine.dispose()
 
-    async def _run(self, pool: int, run: Callable[[Work[T]], T], work: Work[T]) -> T:
+    async def _run(self, pool: int, run: Callable[[X], T], arg: X) -> T:
         if self._threads is None:
-            result: T = await greenlet_spawn(run, work)
+            result: T = await greenlet_spawn(run, arg)
             return result
         return await asyncio.get_running_loop().run_in_executor(
-            self._threads[pool], functools.partial(run, work)
+            self._threads[pool], functools.partial(run, arg)
         )
 
-    def _write(self, work: Work[T]) -> T:
-        with self._writer.begin() as conn:
-            return work(conn)
+    async def _run_batch(self, works: list[Work[Any]]) -> list[Outcome]:
+        try:
+            return await self._run(0, self._commit, works)
+        except Exception as error:  # the thread (or greenlet) itself could not run it
+            return [(False, _each(error)) for _ in works]
+
+    def _commit(self, works: list[Work[Any]]) -> list[Outcome]:
+        """One transaction for `works`: (True, result) or (False, exception) per function.
+
+        Store functions are re-runnable (they decide from what they read), so when one
+        raises, the transaction is rolled back and each runs again alone: one refused
+        write fails only itself. A database that is unavailable fails them all at once
+        rather than making each wait again."""
+        try:
+            with self._writer.begin() as conn:
+                pending: dict[type[Any], Accumulator] = {}
+                info = conn.info  # not read again below: a dead connection refuses it
+                info[_ACCUMULATORS] = pending
+                try:
+                    results = [work(conn) for work in works]
+                    for accumulator in pending.values():
+                        accumulator.flush(conn)
+                finally:
+                    info.pop(_ACCUMULATORS, None)
+                return [(True, result) for result in results]
+        except StoreUnavailable as error:
+            return [(False, _each(error)) for _ in works]
+        except Exception as error:
+            if len(works) == 1:
+                return [(False, error)]
+        return [self._commit([work])[0] for work in works]
 
     def _read(self, work: Work[T]) -> T:
         with self._reader.connect() as conn:
@@ -122,39 +179,47 @@ class Transactions:
             return work(conn)
 
 
-class Batch:
-    """SQLite's writes, run one transaction at a time on the writer thread, each transaction
-    taking every write that queued while the one before ran (up to `MOST`): a group commit.
-    A write that finds the writer idle runs at once in its own call (no task, no queue), so
-    a quiet bot pays nothing for it.
+Outcome = tuple[bool, Any]
+"""(True, the function's result) or (False, the exception it raised)."""
 
-    Store functions are re-runnable (they decide from what they read), so when one raises,
-    the batch is rolled back and each of its functions runs again alone: one refused click
-    fails only itself. A database that is unavailable (locked past busy_timeout) fails the
-    whole batch at once rather than making each function wait again.
 
-    Not for PostgreSQL, whose transactions run side by side: one holding many users' score
-    counts would lock rows shared by every user in no common order.
+@dataclass
+class _Queued:
+    work: Work[Any]
+    future: asyncio.Future[Any]
+    deadline: float | None
+
+
+@dataclass
+class GroupCommit:
+    """Write functions, run one transaction at a time, each transaction taking every write
+    that queued while the one before ran (up to `most`): a group commit.
+
+    A write that finds no transaction running starts one at once in its own call (no task,
+    no queue), so a quiet bot pays nothing for it. A queued write whose caller gave up
+    (cancelled) or whose deadline passed is dropped before it runs: what was not taken into
+    a transaction was never written, so its caller can say "try again" truthfully.
+
+    One transaction at a time on PostgreSQL too: rows shared by every user (score counts)
+    are then written by one of this process's transactions at a time, in key order as its
+    last statement (`accumulate`), so two of them never wait on each other in a cycle.
     """
 
-    MOST = 64
+    commit: Callable[[list[Work[Any]]], Awaitable[list[Outcome]]]
+    most: int = 64
+    _queue: list[_Queued] = field(default_factory=list)
+    _busy: bool = False
+    _running: asyncio.Task[None] | None = None
+    """Set while the queue drains in a task of its own."""
 
-    def __init__(self, writer: Engine, thread: ThreadPoolExecutor) -> None:
-        self._writer = writer
-        self._thread = thread
-        self._queue: list[tuple[Work[Any], asyncio.Future[Any]]] = []
-        self._busy = False
-        self._running: asyncio.Task[None] | None = None
-        """Set while the queue drains in a task of its own."""
-
-    async def write(self, work: Work[T]) -> T:
+    async def write(self, work: Work[T], deadline: float | None = None) -> T:
         if self._busy:  # queue behind the transaction running now
             future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-            self._queue.append((work, future))
+            self._queue.append(_Queued(work, future, deadline))
             return await future
         self._busy = True
         try:
-            [(ok, value)] = await self._execute([work])
+            [(ok, value)] = await self.commit([work])
         finally:
             if self._queue:
                 self._running = asyncio.create_task(self._run())
@@ -170,41 +235,38 @@ class Batch:
         while self._running is not None:
             await asyncio.shield(self._running)
 
+    def _take(self) -> list[_Queued]:
+        """The next transaction's writes; the ones given up on or past their deadline are
+        answered here, unrun."""
+        taken: list[_Queued] = []
+        now = time.monotonic()
+        while self._queue and len(taken) < self.most:
+            queued = self._queue.pop(0)
+            if queued.future.done():  # its caller was cancelled
+                continue
+            if queued.deadline is not None and now > queued.deadline:
+                queued.future.set_exception(StoreUnavailable())
+                continue
+            taken.append(queued)
+        return taken
+
     async def _run(self) -> None:
         try:
             while self._queue:
-                batch = self._queue[: self.MOST]
-                del self._queue[: self.MOST]
-                outcomes = await self._execute([work for work, _ in batch])
-                for (_, future), (ok, value) in zip(batch, outcomes, strict=True):
-                    if future.done():  # its caller was cancelled
+                batch = self._take()
+                if not batch:
+                    continue
+                outcomes = await self.commit([queued.work for queued in batch])
+                for queued, (ok, value) in zip(batch, outcomes, strict=True):
+                    if queued.future.done():  # cancelled while its transaction ran
                         continue
                     if ok:
-                        future.set_result(value)
+                        queued.future.set_result(value)
                     else:
-                        future.set_exception(value)
+                        queued.future.set_exception(value)
         finally:
             self._running = None
             self._busy = False
-
-    async def _execute(self, works: list[Work[Any]]) -> list[tuple[bool, Any]]:
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._thread, self._commit, works)
-        except Exception as error:  # the thread itself could not run it
-            return [(False, _each(error)) for _ in works]
-
-    def _commit(self, works: list[Work[Any]]) -> list[tuple[bool, Any]]:
-        """In the writer thread: (True, result) or (False, exception) per function."""
-        try:
-            with self._writer.begin() as conn:
-                return [(True, work(conn)) for work in works]
-        except StoreUnavailable as error:
-            return [(False, _each(error)) for _ in works]
-        except Exception as error:
-            if len(works) == 1:
-                return [(False, error)]
-        return [self._commit([work])[0] for work in works]
 
 
 def _each(error: Exception) -> Exception:

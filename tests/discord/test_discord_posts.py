@@ -224,11 +224,12 @@ async def _footer_is(bot: DiscordBot, message_id: str, footer: str) -> bool:
     return bool(bot.fake.messages[message_id]["embeds"][0]["footer"]["text"] == footer)
 
 
-async def test_slow_store_defers_then_follows_up(
+async def test_slow_store_answers_in_the_first_response_without_a_deferral(
     bot: DiscordBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A core call slower than the budget: the click is acknowledged in time ("thinking",
-    private), and the answer arrives as the follow-up."""
+    """A commit that takes 2 s, within the click's deadline: nothing is acknowledged before
+    the answer is stored ("thinking…" would be a promise), and the answer itself is the first
+    response, private."""
     post_id, posted = await bot.post(deck="basics")
     assert posted.message_id is not None
     real = bot.app.quiz.answer
@@ -241,8 +242,9 @@ async def test_slow_store_defers_then_follows_up(
     record = await bot.click(posted.message_id, "A", by=BOB)
     reply = await bot.reply(record)
     first = record.callbacks[0][1]
-    assert first["type"] == 5 and first["data"]["flags"] == EPHEMERAL
-    assert record.first_response_after is not None and record.first_response_after < 2.0
+    assert len(record.callbacks) == 1
+    assert first["type"] == 4 and first["data"]["flags"] == EPHEMERAL
+    assert record.first_response_after is not None and 2.0 <= record.first_response_after < 3.0
     assert reply.ephemeral and reply.embed["title"] in ("✅ Right!", "❌ Not quite.")
     assert visible(record) == reply
     assert await bot.app.store.post_answer_of(post_id, str(BOB.id)) is not None

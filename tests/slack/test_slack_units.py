@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 import tomllib
 from pathlib import Path
 
@@ -13,7 +11,6 @@ import yaml
 
 from bot.slack import actions
 from bot.slack.app import COMMAND
-from bot.slack.clicks import LULL, Backlog
 from bot.slack.commands import parse
 from bot.slack.dedup import SeenEvents
 from bot.slack.identity import is_admin_profile, server_id
@@ -145,62 +142,3 @@ def test_manifest_matches_the_code() -> None:
     assert manifest["settings"]["org_deploy_enabled"] is True  # README: org-wide installs
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert manifest["settings"]["socket_mode_enabled"] is True
-
-
-async def test_the_backlog_answers_a_few_clicks_at_once_in_order() -> None:
-    backlog = Backlog(limit=2)
-    running, most, order = 0, 0, []
-
-    async def click(i: int) -> None:
-        nonlocal running, most
-        running += 1
-        most = max(most, running)
-        order.append(i)
-        await asyncio.sleep(0.01)
-        running -= 1
-
-    now = time.monotonic()
-    await asyncio.gather(*(backlog.run(lambda i=i: click(i), now) for i in range(10)))
-    assert most == 2
-    assert order == list(range(10))
-    assert backlog.pending == 0 and await backlog.finished(0.1)
-
-
-async def test_one_persons_clicks_are_answered_one_after_another() -> None:
-    backlog = Backlog(limit=4, lull=0)
-    running, most, order = 0, 0, []
-
-    async def click(i: int) -> None:
-        nonlocal running, most
-        running += 1
-        most = max(most, running)
-        await asyncio.sleep(0.03 if i == 0 else 0)  # the first is the slowest
-        order.append(i)
-        running -= 1
-
-    now = time.monotonic()
-    await asyncio.gather(*(backlog.run(lambda i=i: click(i), now, "U1") for i in range(3)))
-    assert most == 1 and order == [0, 1, 2]
-
-
-async def test_the_backlog_waits_for_a_lull_in_the_acks_but_not_past_its_patience() -> None:
-    backlog = Backlog(limit=4, patience=0.5)
-    answered: list[float] = []
-
-    async def click() -> None:
-        answered.append(time.monotonic())
-
-    with backlog.acking():  # a request still waiting for its ack
-        task = asyncio.create_task(backlog.run(click, time.monotonic()))
-        await asyncio.sleep(0.1)
-        assert not answered and backlog.pending == 1
-        assert not await backlog.finished(0.05)
-    acked = time.monotonic()
-    await task  # the ack went out: answered after a short lull with no request
-    assert answered and LULL <= answered[0] - acked < 0.4
-    assert await backlog.finished(0.1)
-
-    with backlog.acking():  # acks that never end: answered once its patience is spent
-        arrived = time.monotonic()
-        await backlog.run(click, arrived)
-        assert 0.4 <= answered[-1] - arrived < 1.0

@@ -9,21 +9,21 @@ from datetime import UTC, datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import StatementError
 from sqlalchemy.util import await_only
 
-from bot.core.errors import QuizError
 from bot.core.store import (
     AnswerStatus,
-    Judge,
     NewPost,
+    PostAnswer,
     PostRecord,
     RunAnswerRecord,
     RunRecord,
     ServerSettings,
     Standing,
     StandingsQuery,
+    StoreUnavailable,
     Totals,
 )
 from bot.storage import SqlStore
@@ -225,54 +225,62 @@ async def test_closed_post_takes_no_answer(store: SqlStore) -> None:
     assert await store.totals(SERVER, 1, "U2") == Totals()
 
 
-async def test_a_click_is_judged_on_the_row_it_stores_against(store: SqlStore) -> None:
-    """The judge sees the post as the transaction read it; if it refuses, nothing is
-    stored and the user may still answer."""
+async def test_a_failing_write_among_many_at_once_fails_only_itself(store: SqlStore) -> None:
+    """Writes that arrive together share a transaction (the group commit): one that raises
+    must not take the others' answers with it."""
     post = await new_post(store)
 
-    def refuse(_row: PostRecord) -> tuple[int, bool]:
-        raise QuizError("stale_click")
+    def broken(conn: Any) -> None:
+        conn.execute(text("INSERT INTO no_such_table VALUES (1)"))
 
-    with pytest.raises(QuizError):
-        await store.answer_post(SERVER, post.id, "U1", at(1), refuse)
-    assert await store.answer_count(post.id) == 0
-    seen: list[PostRecord] = []
+    async def write(i: int) -> object:
+        if i % 3 == 0:
+            return await store._tx.write(broken)
+        return await click(store, post, f"U{i}", i % 4, i % 4 == 2, at(1))
 
-    def judge(row: PostRecord) -> tuple[int, bool]:
-        seen.append(row)
-        return 2, True
-
-    outcome = await store.answer_post(SERVER, post.id, "U1", at(2), judge)
-    assert seen == [post]
-    assert (outcome.status, outcome.choice, outcome.post) == (AnswerStatus.NEW, 2, post)
-    assert outcome.player.totals == Totals(answered=1, correct=1, points=1)
-    assert await store.tally(post.id) == {2: 1}
-
-
-async def test_refused_clicks_among_many_at_once_fail_only_themselves(store: SqlStore) -> None:
-    """Writes that arrive together may share a transaction (SQLite's group commit): a judge
-    that refuses must not take the others' answers with it."""
-    post = await new_post(store)
-
-    def judge(i: int) -> Judge:
-        def decide(_row: PostRecord) -> tuple[int, bool]:
-            if i % 3 == 0:
-                raise QuizError("stale_click")
-            return i % 4, i % 4 == 2
-
-        return decide
-
-    outcomes = await asyncio.gather(
-        *(store.answer_post(SERVER, post.id, f"U{i}", at(1), judge(i)) for i in range(30)),
-        return_exceptions=True,
-    )
-    refused = [i for i, o in enumerate(outcomes) if isinstance(o, QuizError)]
-    stored = [o for o in outcomes if not isinstance(o, BaseException)]
-    assert refused == list(range(0, 30, 3))
-    assert all(o.status is AnswerStatus.NEW for o in stored) and len(stored) == 20
+    outcomes = await asyncio.gather(*(write(i) for i in range(30)), return_exceptions=True)
+    failed = [i for i, o in enumerate(outcomes) if isinstance(o, BaseException)]
+    assert failed == list(range(0, 30, 3))
+    assert all(not isinstance(o, BaseException) for i, o in enumerate(outcomes) if i % 3)
     assert await store.answer_count(post.id) == 20
-    assert await store.answer_post(SERVER, post.id, "U0", at(2), judge(1)) is not None
-    assert await store.answer_count(post.id) == 21
+
+
+async def test_a_write_not_begun_by_its_deadline_is_refused_unstored(store: SqlStore) -> None:
+    """A click waiting behind a slow transaction past its deadline is told "try again"
+    and never written; one that was cancelled while waiting is not written either."""
+    post = await new_post(store)
+    release = threading.Event()
+    loop = asyncio.get_running_loop()
+    started = asyncio.Event()
+
+    def slow(conn: Any) -> None:
+        loop.call_soon_threadsafe(started.set)
+        if threading.current_thread() is threading.main_thread():
+            await_only(asyncio.sleep(0.3))
+        else:
+            release.wait(5)
+
+    blocker = asyncio.create_task(store._tx.write(slow))
+    await started.wait()
+    late = asyncio.create_task(
+        store.answer_post(
+            PostAnswer(post, "U1", 0, True, 1, at(1)), deadline=time.monotonic() + 0.05
+        )
+    )
+    gone = asyncio.create_task(click(store, post, "U2", 0, True, at(1)))
+    on_time = asyncio.create_task(click(store, post, "U3", 0, True, at(1)))
+    await asyncio.sleep(0.1)
+    gone.cancel()
+    release.set()
+    await blocker
+    with pytest.raises(StoreUnavailable):
+        await late
+    with pytest.raises(asyncio.CancelledError):
+        await gone
+    assert (await on_time).status is AnswerStatus.NEW
+    assert await store.post_answer_of(post.id, "U1") is None
+    assert await store.post_answer_of(post.id, "U2") is None
+    assert await store.answer_count(post.id) == 1
 
 
 async def test_the_reply_facts_of_a_click_equal_a_fresh_read(store: SqlStore) -> None:

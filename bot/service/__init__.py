@@ -1,0 +1,1 @@
+"""The services that adapters and the console call: every workflow written once."""
