@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from bench.report import Figure
-from bot.core.deckfile import load_decks
+from bot.decks.loading import load_decks
 
 SECTION = "6 validate"
 

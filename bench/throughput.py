@@ -28,11 +28,11 @@ from bench.databases import KINDS, Place, place
 from bench.report import ROOT, Figure, failed, judged
 from bot.core.actor import Actor
 from bot.core.clock import SystemClock
-from bot.core.deck import DeckLibrary
-from bot.core.deckfile import load_decks
 from bot.core.leaderboard import answer_keys
 from bot.core.quiz import Quiz
 from bot.core.store import AnswerStatus
+from bot.decks.loading import load_decks
+from bot.decks.model import DeckLibrary
 from bot.locales import LOCALES
 from bot.storage.engine import store_engine
 from bot.storage.sql import SqlStore, open_store

@@ -10,13 +10,13 @@ from dataclasses import dataclass, field
 
 from bot.config import Config
 from bot.core.clock import Clock, SystemClock
-from bot.core.deck import DeckLibrary
-from bot.core.deckfile import DeckReport, load_decks
 from bot.core.delivery import Delivery
 from bot.core.quiz import Quiz
 from bot.core.scheduler import Scheduler
 from bot.core.schedules import Schedules
 from bot.core.store import QuizStore
+from bot.decks.loading import DeckReport, load_decks
+from bot.decks.model import DeckLibrary
 from bot.locales import LOCALES
 from bot.metrics import Metrics
 from bot.service.admission import Admission

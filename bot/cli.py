@@ -75,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _validate(config: Config, paths: Sequence[str]) -> int:
-    from bot.core.deckfile import load_decks
+    from bot.decks.loading import load_decks
 
     targets = [Path(p) for p in paths] if paths else config.question_paths
     report = load_decks(targets)
@@ -190,7 +190,7 @@ async def _discord(config: Config, args: argparse.Namespace) -> int:
 
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "schema":
-        from bot.core.deckschema import deck_json_schema
+        from bot.decks.schema import deck_json_schema
 
         print(json.dumps(deck_json_schema(), indent=2, ensure_ascii=False))
         return 0

@@ -10,13 +10,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from bot.core.answer import AnswerResult
-from bot.core.deck import Deck, pick
 from bot.core.errors import QuizError
 from bot.core.leaderboard import Leaderboard
 from bot.core.post import PostView, Reveal, ShownChoice
 from bot.core.run import RunFeedback, RunStep, RunSummary
 from bot.core.stats import Stats
 from bot.core.store import AnswerStatus
+from bot.decks.model import Deck, pick
 from bot.locales import digits, language_name, text
 
 Mention = Callable[[str], str]

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.core.deck import pick
 from bot.core.schedule import Days, Schedule
 from bot.core.schedules import ScheduleInfo, ScheduleList, ScheduleNow, ScheduleOff, ScheduleSet
 from bot.core.store import SlotStatus
+from bot.decks.model import pick
 from bot.locales import digits, text
 
 ChannelRef = Callable[[str], str]

@@ -2,8 +2,8 @@
 
 from datetime import datetime
 
-from bot.core.deck import Choice, Deck, DeckLibrary, Question
 from bot.core.store import PostAnswer, PostAnswerOutcome, PostRecord, QuizStore
+from bot.decks.model import Choice, Deck, DeckLibrary, Question
 
 
 def question(i: int, shuffle: bool = True) -> Question:

@@ -8,11 +8,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
-from bot.core.deck import Choice
-from bot.core.deckfile import DeckReport, Problem, load_deck, load_decks
-from bot.core.deckschema import deck_json_schema
+from bot.decks.format import CHOICE, DECK, QUESTION
+from bot.decks.loading import DeckReport, load_decks
+from bot.decks.model import Choice, Deck
+from bot.decks.problem import Problem
+from bot.decks.schema import deck_json_schema
 
 DECKS = Path(__file__).resolve().parent / "decks"
 GOOD = DECKS / "good"
@@ -20,9 +23,15 @@ BROKEN = DECKS / "broken"
 SHIPPED = Path(__file__).resolve().parent.parent / "questions"
 
 
+def load_one(path: Path) -> tuple[Deck | None, list[Problem]]:
+    """One file through `load_decks`: its deck if valid, and its problems."""
+    report = load_decks([path])
+    return (report.decks[0] if report.decks else None), report.problems
+
+
 def problems_in(path: Path) -> list[str]:
     """The problems of one file as `validate` prints them, with the path as given."""
-    deck, problems = load_deck(path)
+    deck, problems = load_one(path)
     assert deck is None
     return [str(problem) for problem in problems]
 
@@ -64,7 +73,7 @@ def test_the_summary_uses_singulars_and_counts_problems(tmp_path: Path) -> None:
 
 def test_a_two_language_deck_loads_into_the_model() -> None:
     path = GOOD / "two-languages.yaml"
-    deck, problems = load_deck(path)
+    deck, problems = load_one(path)
     assert problems == []
     assert deck is not None
     assert deck.id == "parallelism-basics"
@@ -96,16 +105,16 @@ def test_a_two_language_deck_loads_into_the_model() -> None:
 
 
 def test_shuffle_comes_from_the_question_else_the_deck() -> None:
-    deck, _ = load_deck(GOOD / "two-languages.yaml")
+    deck, _ = load_one(GOOD / "two-languages.yaml")
     assert deck is not None
     assert [q.shuffle for q in deck] == [False, True]  # deck says false; the second overrides
-    plain, _ = load_deck(GOOD / "one-language.yml")
+    plain, _ = load_one(GOOD / "one-language.yml")
     assert plain is not None
     assert [q.shuffle for q in plain] == [True, True]  # the default
 
 
 def test_a_one_language_deck_writes_plain_strings() -> None:
-    deck, problems = load_deck(GOOD / "one-language.yml")
+    deck, problems = load_one(GOOD / "one-language.yml")
     assert problems == []
     assert deck is not None
     assert deck.id == "one-language"  # from the file name
@@ -140,7 +149,7 @@ def test_texts_stay_as_written_even_when_yaml_would_read_them_as_other_types(
         "    answer: 2\n"
         "    explanation: {no: off}\n",
     )
-    deck, problems = load_deck(path)
+    deck, problems = load_one(path)
     assert problems == []
     assert deck is not None
     assert deck.locales == ("no",)
@@ -157,7 +166,8 @@ def test_unknown_missing_and_duplicate_keys() -> None:
     assert problems_in(path) == at(
         path,
         "1:1: unknown key 'titel' (did you mean 'title'?)",
-        "3:1: unknown key 'colour'; a deck has id, title, description, locales, shuffle, questions",
+        "3:1: unknown key 'colour'; a deck has id, title, description, locales, shuffle, "
+        "questions, source, license",
         "8:5: unknown key 'anwser' (did you mean 'answer'?)",
         "10:5: missing required key 'explanation'",
         "14:9: unknown key 'wy' (did you mean 'why'?)",
@@ -260,7 +270,7 @@ def test_the_broken_folder_reports_every_file() -> None:
     report = load_decks([BROKEN])
     assert report.files == 9
     assert report.decks == []
-    assert len(report.problems) == sum(len(load_deck(p)[1]) for p in BROKEN.glob("*.yaml"))
+    assert len(report.problems) == sum(len(load_one(p)[1]) for p in BROKEN.glob("*.yaml"))
 
 
 def test_length_limits_per_locale(tmp_path: Path) -> None:
@@ -300,7 +310,7 @@ def test_texts_exactly_at_the_limits_are_fine(tmp_path: Path) -> None:
         "    answer: 0\n"
         f"    explanation: {'e' * 2000}\n",
     )
-    deck, problems = load_deck(path)
+    deck, problems = load_one(path)
     assert problems == []
     assert deck is not None
 
@@ -323,6 +333,61 @@ def test_the_question_length_counts_each_locale(tmp_path: Path) -> None:
         "5:11: text and choices in 'bn' are 2910 characters, longer than a Slack section or "
         "a Discord embed can show (at most 2900)",
     )
+
+
+# Where the questions came from, and their license
+
+
+ONE_QUESTION = (
+    "locales: [en]\nquestions: [{id: q, text: Q, choices: [a, b], answer: 0, explanation: x}]\n"
+)
+
+
+def test_source_and_license_are_kept_in_the_model(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "imported.yaml",
+        "title: Imported\n"
+        "source: Imported from quiz.gift (Moodle GIFT) on 2026-12-03\n"
+        "license: CC BY-SA 4.0\n" + ONE_QUESTION,
+    )
+    deck, problems = load_one(path)
+    assert problems == []
+    assert deck is not None
+    assert deck.origin == "Imported from quiz.gift (Moodle GIFT) on 2026-12-03"
+    assert deck.license == "CC BY-SA 4.0"
+    assert deck.source == str(path)  # still the file it was loaded from
+    plain, _ = load_one(GOOD / "one-language.yml")
+    assert plain is not None
+    assert (plain.origin, plain.license) == (None, None)
+
+
+def test_source_and_license_have_length_limits(tmp_path: Path) -> None:
+    at_limit = write(
+        tmp_path / "at-limit.yaml",
+        f"title: T\nsource: {'s' * 500}\nlicense: {'l' * 200}\n" + ONE_QUESTION,
+    )
+    assert load_one(at_limit)[1] == []
+    too_long = write(
+        tmp_path / "too-long.yaml",
+        f"title: T\nsource: {'s' * 501}\nlicense: {'l' * 201}\n" + ONE_QUESTION,
+    )
+    assert problems_in(too_long) == at(
+        too_long,
+        "2:9: source is 501 characters; at most 500",
+        "3:10: license is 201 characters; at most 200",
+    )
+
+
+def test_source_and_license_must_be_strings(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "not-strings.yaml",
+        "title: T\nsource: [quiz.gift]\nlicense: {en: CC BY-SA 4.0}\n" + ONE_QUESTION,
+    )
+    assert problems_in(path) == at(
+        path, "2:9: source must be a string", "3:10: license must be a string"
+    )
+    blank = write(tmp_path / "blank.yaml", "title: T\nsource:\nlicense: ' '\n" + ONE_QUESTION)
+    assert problems_in(blank) == at(blank, "2:8: source is empty", "3:10: license is empty")
 
 
 # Across files
@@ -377,7 +442,7 @@ def test_missing_paths_and_empty_folders_are_problems(tmp_path: Path) -> None:
         f"{tmp_path / 'empty'}:1:1: no deck files (*.yaml, *.yml) here",
     ]
     assert report.files == 0
-    assert load_deck(tmp_path / "nope.yaml")[1] == [
+    assert load_one(tmp_path / "nope.yaml")[1] == [
         Problem(str(tmp_path / "nope.yaml"), 1, 1, "no such file or folder")
     ]
 
@@ -391,7 +456,7 @@ def test_an_alias_bomb_is_refused_quickly(tmp_path: Path) -> None:
         lines.append(f"{name}: &{name} [{', '.join([f'*{previous}'] * 9)}]")  # 9**9 in the end
     path = write(tmp_path / "bomb.yaml", "\n".join(lines) + "\n")
     started = time.monotonic()
-    deck, problems = load_deck(path)
+    deck, problems = load_one(path)
     assert time.monotonic() - started < 5
     assert deck is None
     assert [p.message for p in problems] == [
@@ -416,7 +481,7 @@ def test_deep_nesting_is_refused_without_recursion_errors(tmp_path: Path) -> Non
 
 def test_a_self_referencing_alias_is_refused(tmp_path: Path) -> None:
     path = write(tmp_path / "loop.yaml", "title: &loop [*loop]\n")
-    deck, problems = load_deck(path)
+    deck, problems = load_one(path)
     assert deck is None
     assert [p.message for p in problems] == ["nested deeper than 50 levels; refusing the file"]
 
@@ -462,7 +527,7 @@ def test_mangled_decks_give_problems_never_exceptions(tmp_path: Path) -> None:
                 path = write(
                     tmp_path / source.name, "".join([*lines[:index], variant, *lines[index + 1 :]])
                 )
-                deck, problems = load_deck(path)
+                deck, problems = load_one(path)
                 assert (deck is None) == bool(problems), (source.name, index, variant)
                 assert all(
                     isinstance(p, Problem) and p.line >= 1 and p.column >= 1 for p in problems
@@ -613,3 +678,64 @@ def test_the_schema_rejects_what_an_editor_should_flag() -> None:
     deck = raw(GOOD / "one-language.yml")
     deck["questions"][0]["choices"] = ["only one"]
     assert schema_errors(schema, deck, schema) == ["$.questions[0].choices: fewer than 2 items"]
+
+
+def test_the_schema_accepts_source_and_license_within_their_limits() -> None:
+    schema = deck_json_schema()
+    deck = raw(GOOD / "one-language.yml")
+    deck |= {"source": "Imported from quiz.gift (Moodle GIFT) on 2026-12-03", "license": "CC0"}
+    assert schema_errors(schema, deck, schema) == []
+    deck["license"] = "l" * 201
+    assert schema_errors(schema, deck, schema) == ["$.license: maxLength 200"]
+
+
+# The format, the checker and the schema: one description, so they cannot drift
+
+LEVELS = {"deck": DECK, "question": QUESTION, "choice": CHOICE}
+
+
+def schema_object(schema: dict[str, Any], level: str) -> dict[str, Any]:
+    """The schema of one level's mapping."""
+    if level == "deck":
+        return schema
+    if level == "question":
+        return schema["$defs"]["question"]  # type: ignore[no-any-return]
+    (mapping,) = [s for s in schema["$defs"]["choice"]["anyOf"] if s.get("type") == "object"]
+    return mapping  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("name", LEVELS)
+def test_the_schema_has_exactly_the_keys_of_the_format(name: str) -> None:
+    level = LEVELS[name]
+    mapping = schema_object(deck_json_schema(), name)
+    assert list(mapping["properties"]) == list(level.keys)
+    assert mapping["required"] == list(level.required)
+    assert mapping["additionalProperties"] is False
+    for field in level.fields:
+        shown = mapping["properties"][field.name]
+        if field.max_chars is None:
+            assert "maxLength" not in shown, field.name
+        elif field.kind == "text":
+            assert shown["description"].endswith(
+                f"At most {field.max_chars} characters per locale."
+            )
+        else:
+            assert shown["maxLength"] == field.max_chars, field.name
+        if field.description:
+            assert shown["description"].startswith(field.description), field.name
+
+
+def test_the_checker_has_exactly_the_keys_of_the_format(tmp_path: Path) -> None:
+    """An unknown key at each level lists the format's keys; missing keys are its required ones."""
+    path = write(
+        tmp_path / "unknown.yaml",
+        "zzzz: 1\nquestions:\n  - zzzz: 1\n    choices: [{zzzz: 1, why: w}]\n",
+    )
+    problems = load_one(path)[1]
+    lines = {"deck": 1, "question": 3, "choice": 4}
+    for name, level in LEVELS.items():
+        here = [p.message for p in problems if p.line == lines[name]]
+        assert f"unknown key 'zzzz'; {level.noun} has {', '.join(level.keys)}" in here
+        missing = {m.split("'")[1] for m in here if m.startswith("missing required key")}
+        written = {"deck": {"questions"}, "question": {"choices"}, "choice": set()}[name]
+        assert missing == set(level.required) - written, name

@@ -8,7 +8,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.core.deckfile import load_deck
+from bot.decks.loading import load_decks
 
 SETTINGS = settings(
     max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -43,8 +43,9 @@ values = st.recursive(
 
 
 def check(path: Path) -> None:
-    deck, problems = load_deck(path)
-    assert (deck is None) == bool(problems)
+    report = load_decks([path])
+    problems = report.problems
+    assert len(report.decks) == (0 if problems else 1)
     for p in problems:
         assert p.path == str(path)
         assert p.line >= 1 and p.column >= 1

@@ -14,8 +14,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.core import deckfile
-from bot.core.deckfile import MAX_DEPTH, MAX_NODES, DeckReport, load_decks
+from bot.decks import reading
+from bot.decks.format import MAX_DEPTH, MAX_NODES
+from bot.decks.loading import DeckReport, load_decks
 
 pytestmark = pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
 
@@ -29,7 +30,7 @@ SETTINGS = settings(
 
 def loaded(paths: list[Path], fast: bool) -> DeckReport:
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(deckfile, "_USE_LIBYAML", fast)
+        patch.setattr(reading, "_USE_LIBYAML", fast)
         return load_decks(paths)
 
 
@@ -69,11 +70,11 @@ def test_libyaml_marks_every_node_where_pyyaml_does() -> None:
     slow_path = set()
     for path in FIXTURES:
         text = path.read_text(encoding="utf-8-sig")
-        if not deckfile._libyaml_may_compose(text):
+        if not reading._libyaml_may_compose(text):
             slow_path.add(path.name)
             continue
         fast = yaml.compose(text, Loader=yaml.CSafeLoader)
-        slow = yaml.compose(text, Loader=deckfile._GuardedLoader)
+        slow = yaml.compose(text, Loader=reading._GuardedLoader)
         assert fast is not None and slow is not None, path.name
         assert list(walk(fast)) == list(walk(slow)), path.name
     # An empty value, a tag, a syntax error: everything else is composed by libyaml.
@@ -82,7 +83,7 @@ def test_libyaml_marks_every_node_where_pyyaml_does() -> None:
 
 def test_the_good_and_shipped_decks_take_the_libyaml_path() -> None:
     for path in [SEED, *sorted((DECKS / "good").iterdir())]:
-        assert deckfile._libyaml_may_compose(path.read_text(encoding="utf-8-sig")), path.name
+        assert reading._libyaml_may_compose(path.read_text(encoding="utf-8-sig")), path.name
 
 
 def test_folders_load_the_same() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bot.core.deckfile import load_deck, load_decks
+from bot.decks.loading import load_decks
 
 QUESTIONS = Path(__file__).resolve().parent.parent / "questions"
 SEED = QUESTIONS / "model-pipeline-parallelism.yaml"
@@ -32,9 +32,9 @@ def test_every_shipped_deck_has_questions() -> None:
 
 
 def test_the_seed_deck_is_in_bengali_then_english_with_the_seeds_eight_questions() -> None:
-    deck, problems = load_deck(SEED)
-    assert [str(problem) for problem in problems] == []
-    assert deck is not None
+    report = load_decks([SEED])
+    assert [str(problem) for problem in report.problems] == []
+    (deck,) = report.decks
     assert deck.id == "model-pipeline-parallelism"
     assert deck.locales == ("bn", "en")
     assert len(deck) >= 8

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from bot.core.actor import Actor
-from bot.core.deck import Deck, pick
 from bot.core.errors import QuizError
 from bot.core.leaderboard import Period
 from bot.core.quiz import Quiz
 from bot.core.run import RunStep, RunSummary
+from bot.decks.model import Deck, pick
 from bot.locales import text
 from bot.messages import (
     AnswerMessage,

@@ -13,7 +13,6 @@ from dataclasses import dataclass, replace
 from bot.core.actor import Actor
 from bot.core.answer import AnswerResult, points_for
 from bot.core.clock import Clock
-from bot.core.deck import Deck, DeckLibrary, Question
 from bot.core.errors import QuizError
 from bot.core.leaderboard import ALL_TIME, TOP, Leaderboard, Period, period_bounds, period_key
 from bot.core.post import PostView, Reveal, build_reveal, choice_order
@@ -30,6 +29,7 @@ from bot.core.store import (
     ServerSettings,
     StandingsQuery,
 )
+from bot.decks.model import Deck, DeckLibrary, Question
 
 
 @dataclass

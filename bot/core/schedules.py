@@ -12,12 +12,12 @@ from datetime import datetime, timedelta
 
 from bot.core.actor import Actor
 from bot.core.clock import Clock
-from bot.core.deck import Deck, Question
 from bot.core.errors import QuizError
 from bot.core.post import PostView, Reveal
 from bot.core.quiz import Quiz
 from bot.core.schedule import Schedule, Slot, next_question, parse_days, parse_time, parse_zone
 from bot.core.store import NewSchedule, QuizStore, SlotRecord, SlotStatus
+from bot.decks.model import Deck, Question
 
 RECENT_SLOTS = 14
 """How far back `show` looks for the last failure."""

@@ -14,8 +14,8 @@ import discord
 from discord import app_commands
 
 from bot.core.actor import Actor
-from bot.core.deck import pick
 from bot.core.errors import QuizError
+from bot.decks.model import pick
 from bot.discord import embeds as render
 from bot.discord.identity import NotInGuild, actor
 from bot.discord.replies import client_of

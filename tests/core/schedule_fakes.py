@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 
 from bot.core.actor import Actor
 from bot.core.clock import ManualClock
-from bot.core.deck import DeckLibrary
 from bot.core.delivery import DeliveryError
 from bot.core.post import PostView, Reveal
 from bot.core.quiz import Quiz
@@ -18,6 +17,7 @@ from bot.core.schedule import Schedule
 from bot.core.scheduler import Scheduler
 from bot.core.schedules import Schedules
 from bot.core.store import QuizStore
+from bot.decks.model import DeckLibrary
 from tests import factories
 
 

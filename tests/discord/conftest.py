@@ -27,7 +27,7 @@ from discord_harness import (
 from fake_discord import TOKEN, FakeDiscord
 
 from bot.core.clock import Clock
-from bot.core.deck import DeckLibrary
+from bot.decks.model import DeckLibrary
 from bot.discord.client import QuizClient
 
 

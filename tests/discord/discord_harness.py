@@ -19,8 +19,8 @@ from fake_discord import APP_ID, EPHEMERAL, TOKEN, FakeDiscord, Interaction, use
 from bot.app import App, build_app
 from bot.config import parse_config
 from bot.core.clock import Clock
-from bot.core.deck import Choice, Deck, DeckLibrary, Question
-from bot.core.deckfile import load_decks
+from bot.decks.loading import load_decks
+from bot.decks.model import Choice, Deck, DeckLibrary, Question
 from bot.discord.client import QuizClient
 from bot.discord.sync import PERMISSIONS
 

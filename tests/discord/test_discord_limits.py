@@ -15,8 +15,8 @@ from discord_harness import (
 )
 from fake_discord import FakeDiscord
 
-from bot.core.deck import Choice, Deck, Question
 from bot.core.run import run_order
+from bot.decks.model import Choice, Deck, Question
 
 LONG = "Long text with *markdown* and _underscores_ " * 150  # ~6600 characters
 

@@ -1,6 +1,6 @@
 """Decks and questions as the engine sees them: validated, immutable, every text in every locale.
 
-Loading and validating YAML lives in `bot.core.deckfile`; this module is only the shape.
+Reading and checking deck files lives in `bot.decks.loading`; this module is only the shape.
 """
 
 from __future__ import annotations
@@ -10,10 +10,6 @@ from dataclasses import dataclass, field
 
 Localized = Mapping[str, str]
 """A text in each of the deck's locales, e.g. {"bn": "...", "en": "..."}."""
-
-RESERVED_DECK_IDS = frozenset({"daily", "weekdays"})
-MIN_CHOICES = 2
-MAX_CHOICES = 5
 
 
 def pick(text: Localized, locale: str) -> str:
@@ -55,6 +51,10 @@ class Deck:
     description: Localized | None = None
     source: str = ""
     """Where it was loaded from (a path), for messages."""
+    origin: str | None = None
+    """Where its questions came from, as the file's `source` key says (e.g. an import)."""
+    license: str | None = None
+    """The file's `license` key, e.g. "CC BY-SA 4.0"."""
     _by_id: Mapping[str, Question] = field(default_factory=dict, repr=False, compare=False)
 
     def __post_init__(self) -> None:

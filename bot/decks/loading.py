@@ -1,0 +1,130 @@
+"""Loading deck files: YAML in, validated `Deck`s out, or every problem at its line and column.
+
+All of a file's problems are reported at once and bad input never raises, since authors fix
+decks from `quizbot validate` output; ids must be unique across files, as answers use them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.decks.checker import DeckChecker
+from bot.decks.model import Deck
+from bot.decks.problem import Problem, Refused
+from bot.decks.reading import compose_file
+from bot.decks.tree import TreeBuilder
+
+
+@dataclass
+class DeckReport:
+    """What `load_decks` found: the valid decks, every problem, and how many files it read."""
+
+    decks: list[Deck] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    files: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def summary(self) -> str:
+        """One line for `quizbot validate`, e.g. "3 decks, 42 questions in 3 files: all valid"."""
+        questions = sum(len(deck) for deck in self.decks)
+        counts = (
+            f"{_plural(len(self.decks), 'deck')}, {_plural(questions, 'question')}"
+            f" in {_plural(self.files, 'file')}"
+        )
+        verdict = "all valid" if self.ok else _plural(len(self.problems), "problem")
+        return f"{counts}: {verdict}"
+
+
+def load_decks(paths: Sequence[Path]) -> DeckReport:
+    """Every deck in `paths` (files, or folders of *.yaml / *.yml), with all their problems.
+
+    Deck ids must be unique across the files, since posts and answers are stored by deck id.
+    """
+    report = DeckReport()
+    owners: dict[str, str] = {}
+    for path in _deck_files(paths, report.problems):
+        report.files += 1
+        loaded = _load(path)
+        duplicate = _duplicate_id(loaded, str(path), owners)
+        if duplicate is not None:
+            report.problems.extend(_sorted([*loaded.problems, duplicate]))
+            continue
+        report.problems.extend(loaded.problems)
+        if loaded.deck is not None:
+            report.decks.append(loaded.deck)
+    return report
+
+
+def load_deck(path: Path) -> tuple[Deck | None, list[Problem]]:
+    """The deck in one file, or None and its problems.
+
+    Only for `bot.decks.formats._deckmodel`, whose tests still use it; everything else uses
+    `load_decks`. Remove it once those tests do too.
+    """
+    loaded = _load(path)
+    return loaded.deck, loaded.problems
+
+
+@dataclass
+class _Loaded:
+    deck: Deck | None
+    problems: list[Problem]
+    deck_id: str | None = None
+    id_at: tuple[int, int] = (1, 1)
+
+
+def _load(path: Path) -> _Loaded:
+    checker = DeckChecker(str(path), path.stem)
+    try:
+        node = compose_file(path)
+        root = TreeBuilder(checker.add).build(node) if node is not None else None
+    except Refused as refused:
+        return _Loaded(None, [refused.problem(str(path))])
+    if root is None:
+        checker.empty()
+        return _Loaded(None, checker.problems)
+    deck = checker.deck(root)
+    return _Loaded(deck, _sorted(checker.problems), checker.deck_id, checker.id_at)
+
+
+def _duplicate_id(loaded: _Loaded, path: str, owners: dict[str, str]) -> Problem | None:
+    """A problem at this file's id if an earlier file has the same deck id."""
+    if loaded.deck_id is None:
+        return None
+    first = owners.setdefault(loaded.deck_id, path)
+    if first == path:
+        return None
+    line, column = loaded.id_at
+    return Problem(path, line, column, f"deck id '{loaded.deck_id}' is already used by {first}")
+
+
+def _deck_files(paths: Sequence[Path], problems: list[Problem]) -> Iterator[Path]:
+    """Files to load, once each; a folder gives its *.yaml and *.yml files, sorted, not nested."""
+    seen: set[Path] = set()
+    for path in paths:
+        if path.is_dir():
+            files = sorted(p for p in path.iterdir() if p.suffix.lower() in (".yaml", ".yml"))
+            if not files:
+                problems.append(Problem(str(path), 1, 1, "no deck files (*.yaml, *.yml) here"))
+        elif path.exists():
+            files = [path]
+        else:
+            problems.append(Problem(str(path), 1, 1, "no such file or folder"))
+            files = []
+        for file in files:
+            if file.resolve() not in seen:
+                seen.add(file.resolve())
+                yield file
+
+
+def _sorted(problems: list[Problem]) -> list[Problem]:
+    return sorted(problems, key=lambda p: (p.line, p.column))
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"

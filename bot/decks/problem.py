@@ -1,0 +1,35 @@
+"""What is wrong with a deck file, as its author sees it: a message at a line and column.
+
+Its own module because reading, the tree builder and the checker all report problems, and
+loading collects them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a deck file, at a 1-based line and column, as editors count."""
+
+    path: str
+    line: int
+    column: int
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: {self.message}"
+
+
+class Refused(Exception):
+    """The file is refused as a whole: a problem after which nothing else can be checked."""
+
+    def __init__(self, line: int, column: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.column = column
+        self.message = message
+
+    def problem(self, path: str) -> Problem:
+        return Problem(path, self.line, self.column, self.message)
