@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
+from dataclasses import astuple
 from pathlib import Path
 
 import discord
@@ -23,6 +24,7 @@ from bench.report import ROOT
 from bot.app import build_app
 from bot.config import parse_config
 from bot.discord.client import INTENTS, QuizClient, use_endpoints
+from bot.logs import configure
 
 TOKEN = "fake-token"  # tests/discord/fake_discord.py's
 
@@ -51,6 +53,8 @@ gateway_url = "{gateway_url}"
     app = None
     client: discord.AutoShardedClient
     if kind == "quiz":
+        # Logs as `quizbot run` writes them (a JSON line per click): that is part of the cost.
+        configure("INFO", astuple(config.secrets), json_lines=True)
         app = await build_app(config)
         client = QuizClient(app)
     else:

@@ -116,7 +116,14 @@ async def started(kind: str) -> AsyncIterator[Target]:
     await fake.start()
     folder = Path(tempfile.mkdtemp(prefix="quizbench-discord-"))
     try:
-        async with child("bench.discord_app", kind, fake.api_url, fake.gateway_url, str(folder)):
+        async with child(
+            "bench.discord_app",
+            kind,
+            fake.api_url,
+            fake.gateway_url,
+            str(folder),
+            log=folder / "bot.log",
+        ):
             bot = DiscordBot(fake, None, None, None)  # type: ignore[arg-type]
             post_id = None
             if kind == "quiz":

@@ -108,6 +108,10 @@ async def answers_stored(folder: Path, post_id: int | None) -> int | None:
         await store.close()
 
 
+REPLY_TARGETS = {200: 1.5, 1000: 2.0}
+"""The most a click's private answer may take at p99, as a multiple of the bare app's."""
+
+
 def burst_figures(
     section: str,
     app: dict[int, Burst],
@@ -115,14 +119,45 @@ def burst_figures(
     bare_reply: dict[int, Burst],
     ack_name: str = "ack",
 ) -> list[Figure]:
-    """p50 and p99 of ack and reply per burst size, against the bare app's; the targets:
-    p99 ack <= 100 ms at 200 clicks and <= 1.5x the bare app; no ack past 3 s."""
+    """Per burst size: the private answer (what a person waits for: the headline) at p50 and
+    p99 against the bare app's reply, p99 within REPLY_TARGETS and no click past 3 s; then
+    the ack (for the quiz app it comes after the answer is stored) against the bare app
+    that only acks, p99 within 1.5x."""
     figures: list[Figure] = []
     for clicks in sorted(app):
         mine, base, base_reply = app[clicks], bare[clicks], bare_reply[clicks]
         note = f"{mine.failures} of {clicks} clicks failed" if mine.failures else ""
         if mine.stored is not None and mine.stored != clicks:
             note = (note + "; " if note else "") + f"{mine.stored} of {clicks} answers stored"
+        ok = not note
+        for pct in (50, 99):
+            f = Figure(
+                section,
+                f"{clicks} clicks, private answer p{pct}",
+                mine.p("reply", pct),
+                "ms",
+                base_reply.p("reply", pct),
+                "bare app, one reply",
+                note=note,
+            )
+            if pct == 99:
+                most = REPLY_TARGETS.get(clicks, 2.0)
+                judged(
+                    f,
+                    f"<= {most}x bare",
+                    lambda v, r, m=most, ok=ok: ok and r is not None and r <= m,
+                )
+            figures.append(f)
+        f = Figure(
+            section,
+            f"{clicks} clicks, slowest private answer",
+            mine.slowest("reply"),
+            "ms",
+            base_reply.slowest("reply"),
+            "bare app, one reply",
+            note=note,
+        )
+        figures.append(judged(f, "< 3,000 ms", lambda v, r, ok=ok: ok and v < 3000))
         for pct in (50, 99):
             f = Figure(
                 section,
@@ -130,40 +165,10 @@ def burst_figures(
                 mine.p("ack", pct),
                 "ms",
                 base.p("ack", pct),
-                "bare app",
+                "bare app, ack only" if bare is not bare_reply else "bare app",
                 note=note,
             )
             if pct == 99:
-                target = "<= 1.5x bare" + (", <= 100 ms" if clicks == 200 else "")
-                judged(
-                    f,
-                    target,
-                    lambda v, r, c=clicks, ok=not note: (
-                        ok and r is not None and r <= 1.5 and (c != 200 or v <= 100)
-                    ),
-                )
-            figures.append(f)
-        f = Figure(
-            section,
-            f"{clicks} clicks, slowest {ack_name}",
-            mine.slowest("ack"),
-            "ms",
-            base.slowest("ack"),
-            "bare app",
-            note=note,
-        )
-        figures.append(judged(f, "< 3,000 ms", lambda v, r, ok=not note: ok and v < 3000))
-        for pct in (50, 99):
-            f = Figure(
-                section,
-                f"{clicks} clicks, private reply p{pct}",
-                mine.p("reply", pct),
-                "ms",
-                base_reply.p("reply", pct),
-                "bare app, fixed reply",
-                note=note,
-            )
-            if note:
-                judged(f, "every click answered", lambda v, r: False)
+                judged(f, "<= 1.5x bare", lambda v, r, ok=ok: ok and r is not None and r <= 1.5)
             figures.append(f)
     return figures

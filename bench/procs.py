@@ -51,10 +51,14 @@ class Child:
 
 
 @asynccontextmanager
-async def child(module: str, *args: str, seconds: float = 90.0) -> AsyncIterator[Child]:
+async def child(
+    module: str, *args: str, seconds: float = 90.0, log: Path | None = None
+) -> AsyncIterator[Child]:
     """Runs `python -m module args...` until it prints `READY ...`; stops it by closing its
-    stdin (it shuts down cleanly), killing it if it does not."""
+    stdin (it shuts down cleanly), killing it if it does not. `log`: a file for its stderr
+    (where the bot writes its log lines, as `quizbot run` does)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    errors = log.open("wb") if log is not None else None
     process = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -63,8 +67,11 @@ async def child(module: str, *args: str, seconds: float = 90.0) -> AsyncIterator
         cwd=str(ROOT),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
+        stderr=errors,
         env=env,
     )
+    if errors is not None:
+        errors.close()  # the child has its own descriptor
     try:
         assert process.stdout is not None
         while True:

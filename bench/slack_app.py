@@ -16,6 +16,7 @@ import logging
 import re
 import sys
 from contextlib import AsyncExitStack
+from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from bench.procs import free_port, stdin_closed
 from bench.report import ROOT
 from bot.app import build_app
 from bot.config import parse_config
+from bot.logs import configure
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.client import web_client
 from bot.slack.runner import serve
@@ -76,6 +78,8 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
     config = parse_config(config_text(api_url, folder, port), "bench.toml", folder, env)
     app = None
     if kind == "quiz":
+        # Logs as `quizbot run` writes them (a JSON line per click): that is part of the cost.
+        configure("INFO", astuple(config.secrets), json_lines=True)
         app = await build_app(config)
         bot = build_slack(app)
         await bot.prepare()

@@ -172,7 +172,9 @@ async def started(kind: str) -> AsyncIterator[Target]:
     folder = Path(tempfile.mkdtemp(prefix="quizbench-slack-"))
     try:
         async with (
-            child("bench.slack_app", kind, fake.api_url, str(folder)) as proc,
+            child(
+                "bench.slack_app", kind, fake.api_url, str(folder), log=folder / "bot.log"
+            ) as proc,
             aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session,
         ):
             url = f"http://127.0.0.1:{proc.ready}/slack/events"

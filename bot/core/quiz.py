@@ -6,6 +6,7 @@ and returns a result object for the adapter to render. Refusals are `QuizError`s
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import OrderedDict
 from dataclasses import dataclass, replace
@@ -42,10 +43,11 @@ class Quiz:
 
     def __post_init__(self) -> None:
         self._rng = self.rng or random.Random()
-        self._posts: OrderedDict[int, PostRecord] = OrderedDict()
-        """Recently clicked posts. What a click needs of one (server, deck, question, choice
-        order) never changes once posted; whether it is still open is decided by the store
-        when the answer is recorded."""
+        self._posts: OrderedDict[int, asyncio.Future[PostRecord | None]] = OrderedDict()
+        """Recently posted or clicked posts, each read at most once (a burst's first clicks
+        all wait for the one read). What a click needs of one (server, deck, question,
+        choice order) never changes once posted; whether it is still open is decided by
+        the store when the answer is recorded."""
 
     # Decks ---------------------------------------------------------------
 
@@ -135,6 +137,9 @@ class Quiz:
                 schedule_id=schedule_id,
             )
         )
+        known: asyncio.Future[PostRecord | None] = asyncio.get_running_loop().create_future()
+        known.set_result(record)
+        self._remember(record.id, known)
         return PostView(record, deck, question, answered=0)
 
     async def set_message(self, post_id: int, message_ref: str) -> None:
@@ -162,18 +167,26 @@ class Quiz:
         return PostView(post, deck, question, 0)
 
     async def _post_of(self, actor: Actor, post_id: int) -> PostView:
-        """The clicked post; from memory after the first time (the fields a reply shows
+        """The clicked post; from memory after the first read (the fields a reply shows
         never change)."""
-        post = self._posts.get(post_id)
-        if post is None:
-            post = await self.store.post(post_id)
-            if post is not None:
-                self._posts[post_id] = post
-                if len(self._posts) > 1024:
-                    self._posts.popitem(last=False)
+        known = self._posts.get(post_id)
+        if known is None:
+            known = asyncio.ensure_future(self.store.post(post_id))
+            self._remember(post_id, known)
+        try:
+            post = await asyncio.shield(known)
+        except BaseException:
+            if known.done():  # the read failed: the next click reads again
+                self._posts.pop(post_id, None)
+            raise
         if post is None:
             raise QuizError("stale_click")
         return self._clicked(post, actor)
+
+    def _remember(self, post_id: int, post: asyncio.Future[PostRecord | None]) -> None:
+        self._posts[post_id] = post
+        if len(self._posts) > 1024:
+            self._posts.popitem(last=False)
 
     async def answer(
         self, actor: Actor, post_id: int, shown_index: int, *, deadline: float | None = None

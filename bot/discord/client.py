@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("quizbot.discord")
 
 INTENTS = discord.Intents(guilds=True)
+CLOSE_SECONDS = 10.0
+"""How long closing waits for admitted clicks to be answered."""
 REFRESH_INTERVAL = 3.0
 """Seconds between redraws of a post's "N answered" count, however many click."""
 
@@ -140,7 +142,16 @@ class QuizClient(discord.AutoShardedClient):
         self.metrics.error(clicks.PLATFORM, "event")
         log.exception("the %s handler failed", event_method)
 
+    async def on_ready(self) -> None:
+        log.info(
+            "Discord ready: %s in %d servers", self.user, len(self.guilds), extra={"event": "ready"}
+        )
+
     async def close(self) -> None:
+        """Admits no more clicks and answers the ones admitted (up to CLOSE_SECONDS) while
+        the connection is still there to answer them, then draws the last counts."""
+        if not await self.app.admission.quiesce(CLOSE_SECONDS):
+            log.warning("%d admitted clicks still unanswered at close", self.app.admission.pending)
         if self.app.scheduler.deliveries.get("discord") is self.delivery:
             del self.app.scheduler.deliveries["discord"]  # no posts through a closed session
         await self.posts.flush()  # the last counts are drawn before the connection goes

@@ -85,9 +85,19 @@ class Admission:
             if not self._pending:
                 self._idle.set()
 
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
     def close(self) -> None:
         """Admits no more clicks (the ones admitted go on)."""
         self._closing = True
+
+    async def quiesce(self, seconds: float) -> bool:
+        """Stops admitting clicks and waits, up to `seconds`, for the admitted ones to be
+        answered (shutdown: before the connections they answer over are closed)."""
+        self.close()
+        return await self.finished(seconds)
 
     async def finished(self, seconds: float) -> bool:
         """Waits, up to `seconds`, until every admitted click has been answered."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -40,7 +40,7 @@ from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
 from bot.slack.posts import Posts
-from bot.slack.replies import BUG, failure, guarded
+from bot.slack.replies import BUG, Sessions, failure, guarded
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
 from bot.storage.engine import store_engine
@@ -65,20 +65,34 @@ class SlackBot:
     """The daily question's way onto Slack (`run_slack` registers it with the scheduler)."""
     admission: Admission | None = None
     """The clicks being answered (the App's, shared with every platform)."""
+    sessions: Sessions | None = None
+    """The keep-alive session replies are posted over."""
+    requests: Admission = field(default_factory=Admission)
+    """HTTP requests to /slack/events being handled: stopping lets them finish (and be
+    admitted, acknowledged and answered) before it admits no more clicks."""
 
     async def prepare(self) -> None:
         """Creates the OAuth tables when distributing (a no-op otherwise)."""
         if self.oauth is not None:
             await self.oauth.prepare()
 
+    async def quiesce(self) -> None:
+        """Takes no more requests, lets those being handled finish, then admits no more
+        clicks and answers the ones admitted (up to CLOSE_SECONDS), while the connections
+        their acks and replies go over are still open. In Socket Mode, a click that came in
+        just before is refused (unacknowledged: Slack tells its clicker it failed)."""
+        if not await self.requests.quiesce(CLOSE_SECONDS):
+            log.warning("%d Slack requests still in flight at close", self.requests.pending)
+        if self.admission is not None and not await self.admission.quiesce(CLOSE_SECONDS):
+            log.warning("%d admitted clicks still unanswered at close", self.admission.pending)
+
     async def close(self) -> None:
-        """Answers the clicks already admitted (up to CLOSE_SECONDS), draws the last counts,
-        then closes the OAuth stores."""
-        if self.admission is not None:
-            self.admission.close()
-            if not await self.admission.finished(CLOSE_SECONDS):
-                log.warning("%d admitted clicks still unanswered at close", self.admission.pending)
+        """Answers the clicks already admitted, draws the last counts, then closes the OAuth
+        stores."""
+        await self.quiesce()
         await self.posts.flush()
+        if self.sessions is not None:
+            await self.sessions.close()
         if self.oauth is not None:
             await self.oauth.close()
 
@@ -115,7 +129,9 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
     token = None if distribution else secrets.slack_bot_token
     delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
     schedule = ScheduleCommands(app.schedules, delivery).run
-    _register(bolt, app.quiz, posts, Admins(settings.admins), app.metrics, schedule, app.admission)
+    sessions = Sessions()
+    admins = Admins(settings.admins)
+    _register(bolt, app.quiz, posts, admins, app.metrics, schedule, app.admission, sessions)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
@@ -130,6 +146,7 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
         app=app,
         delivery=delivery,
         admission=app.admission,
+        sessions=sessions,
     )
 
 
@@ -159,9 +176,10 @@ class MalformedActions(AsyncMiddleware):
     them) from the body before calling it, and that is what crashes.
     """
 
-    def __init__(self, quiz: Quiz, metrics: Metrics) -> None:
+    def __init__(self, quiz: Quiz, metrics: Metrics, sessions: Sessions) -> None:
         self._quiz = quiz
         self._metrics = metrics
+        self._sessions = sessions
 
     async def async_process(
         self,
@@ -177,7 +195,8 @@ class MalformedActions(AsyncMiddleware):
             raise QuizError("stale_click")
 
         arrived, actor = arrival(req.context), actor_of(req.context)
-        failure = await guarded(self._quiz, req.context.respond, actor, refuse)
+        to = self._sessions.reply_to(req.context.respond)
+        failure = await guarded(self._quiz, to, actor, refuse)
         record(self._metrics, actor, None, failure or BUG, arrived)
         return BoltResponse(status=200, body="")
 
@@ -190,6 +209,7 @@ def _register(
     metrics: Metrics,
     schedule: Handler,
     admission: Admission,
+    sessions: Sessions,
 ) -> None:
     commands = Commands(quiz, posts, schedule)
     clicks = Clicks(quiz, posts)
@@ -208,9 +228,10 @@ def _register(
                 raise QuizError("generic")
             who = await admins.check(context.client, actor) if cmd.needs_admin_check else actor
             name = str(body.get("channel_name") or "")
-            await commands.run(Request(who, channel, context.client, respond, name), cmd)
+            await commands.run(Request(who, channel, context.client, to, name), cmd)
 
-        if await guarded(quiz, respond, actor, work) == BUG:
+        to = sessions.reply_to(respond)
+        if await guarded(quiz, to, actor, work) == BUG:
             metrics.error("slack", "command")
 
     def on_click(handle: ClickHandler, *, admin: bool = False) -> Callable[..., Awaitable[None]]:
@@ -228,7 +249,7 @@ def _register(
                     said = await decide(handle, admin, actor, value, context, ticket.deadline)
                     await ack()  # the answer is stored: now Slack may be told
                     try:
-                        await said.send(respond)
+                        await said.send(sessions.reply_to(respond))
                     except Exception:
                         log.exception("the reply to a click could not be sent")
                         said = Said(said.reply, BUG)
@@ -266,7 +287,7 @@ def _register(
             log.exception("App Home for %s failed", actor.user_id)
 
     bolt.middleware(SeenEvents())
-    bolt.middleware(MalformedActions(quiz, metrics))
+    bolt.middleware(MalformedActions(quiz, metrics, sessions))
     bolt.command(COMMAND)(on_command)
     bolt.action(actions.ANSWER_IDS)(on_click(clicks.answer))
     bolt.action(actions.LOCALE)(on_click(clicks.switch_locale))

@@ -8,6 +8,7 @@ carries only the bot's own words (escaped) and mentions from `mrkdwn.placeholder
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -60,22 +61,40 @@ class Reply:
 
     def payload(self) -> dict[str, Any]:
         """`text` and `blocks` as the Web API takes them; raises if a block breaks a limit."""
-        return {"text": self.text, "blocks": [b.to_dict() for b in self.blocks]}
+        return {"text": self.text, "blocks": [_as_dict(b) for b in self.blocks]}
 
 
+_DICT = "_quizbot_dict"
+
+
+def _as_dict(block: Block) -> dict[str, Any]:
+    """`block.to_dict()`, checked against Slack's limits once per block: the text blocks
+    below are shared (a burst's replies repeat the same explanation hundreds of times), and
+    checking one is most of the cost of a reply."""
+    made: dict[str, Any] | None = getattr(block, _DICT, None)
+    if made is None:
+        made = block.to_dict()
+        setattr(block, _DICT, made)
+    return made
+
+
+@functools.lru_cache(maxsize=4096)
 def _header(plain: str) -> HeaderBlock:
     return HeaderBlock(text=PlainTextObject(text=clip(plain, HEADER_LIMIT), emoji=False))
 
 
+@functools.lru_cache(maxsize=4096)
 def _plain(text: str) -> SectionBlock:
     """A section shown exactly as written (deck text: never parsed as mrkdwn or emoji)."""
     return SectionBlock(text=PlainTextObject(text=clip(text, SECTION_LIMIT), emoji=False))
 
 
+@functools.lru_cache(maxsize=4096)
 def _section(md: str) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=clip_markup(md, SECTION_LIMIT)))
 
 
+@functools.lru_cache(maxsize=4096)
 def _context(md: str) -> ContextBlock:
     return ContextBlock(elements=[MarkdownTextObject(text=clip_markup(md, CONTEXT_LIMIT))])
 

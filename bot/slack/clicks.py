@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import clicklog
@@ -26,7 +25,7 @@ from bot.metrics import Metrics
 from bot.slack import actions, blocks
 from bot.slack.blocks import Reply
 from bot.slack.posts import Posts
-from bot.slack.replies import BUG, private
+from bot.slack.replies import BUG, ReplyTo, private
 
 
 @dataclass(frozen=True)
@@ -49,8 +48,8 @@ class Said:
     replace: bool = False
     """Whether the reply replaces the ephemeral message clicked (a run, a confirm)."""
 
-    async def send(self, respond: AsyncRespond | None) -> None:
-        await private(respond, self.reply, replace=self.replace)
+    async def send(self, to: ReplyTo) -> None:
+        await private(to, self.reply, replace=self.replace)
 
 
 def record(

@@ -6,7 +6,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot import messages
@@ -19,7 +18,7 @@ from bot.locales import language_name, text
 from bot.slack import blocks
 from bot.slack.mrkdwn import placeholder, user_of
 from bot.slack.posts import SENDING_FAILED, CannotPost, Posts
-from bot.slack.replies import in_channel, private
+from bot.slack.replies import ReplyTo, in_channel, private
 
 log = logging.getLogger("quizbot.slack")
 
@@ -69,7 +68,7 @@ class Request:
     actor: Actor
     channel_id: str
     client: AsyncWebClient
-    respond: AsyncRespond | None
+    respond: ReplyTo | None
     channel_name: str = ""
 
 

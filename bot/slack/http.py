@@ -23,6 +23,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.app import App
 from bot.metrics import CONTENT_TYPE
+from bot.service.admission import Closing
 from bot.slack.app import SlackBot
 from bot.slack.dedup import SeenSignatures
 
@@ -75,6 +76,13 @@ def _events_handler(bot: SlackBot) -> Handler:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
+        try:
+            async with bot.requests.admit(None, arrived):
+                return await checked(request, arrived)
+        except Closing:  # stopping: nothing more is acknowledged
+            return web.Response(status=503)
+
+    async def checked(request: web.Request, arrived: float) -> web.StreamResponse:
         raw = await request.read()
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
@@ -98,8 +106,10 @@ def _events_handler(bot: SlackBot) -> Handler:
             )
             return web.Response(status=200)
         response = await bot.bolt.async_dispatch(bolt_request)
-        if response.status == 404:  # no listener for it: acknowledged, nothing done
-            return web.Response(status=200)
+        if response.status == 404:  # no listener took it
+            if bot.admission is not None and bot.admission.closing:
+                return web.Response(status=503)  # a click refused while stopping: unacked
+            return web.Response(status=200)  # an event the bot does not handle: acknowledged
         return await to_aiohttp_response(response)
 
     return handle

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
+import aiohttp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
@@ -26,20 +28,55 @@ from bot.slack.posts import CannotPost
 log = logging.getLogger("quizbot.slack")
 
 
-async def _send(respond: AsyncRespond | None, body: dict[str, Any]) -> bool:
+class Sessions:
+    """One keep-alive HTTP session for every reply this bot posts to a response_url: bolt's
+    `respond` opens (and closes) a session and a connection per reply, which in a burst of
+    clicks costs more than the reply itself."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=web_api.TIMEOUT)  # per request and try
+            )
+        return self._session
+
+    def reply_to(self, respond: AsyncRespond | None) -> ReplyTo:
+        """Where a request's replies go: its response_url, over this session."""
+        url = respond.response_url if respond is not None else None
+        return ReplyTo(url, self.session(), respond.proxy if respond else None)
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+@dataclass(frozen=True)
+class ReplyTo:
+    """A request's response_url (as the payload carried it: untrusted) and the session its
+    replies are posted over."""
+
+    url: object
+    session: aiohttp.ClientSession | None = None
+    proxy: str | None = None
+
+
+async def _send(to: ReplyTo | None, body: dict[str, Any]) -> bool:
     """Posts `body` to the request's response_url, retrying rate limits and dropped
     connections (bolt's own `respond` retries neither); False if Slack did not take it.
 
     A payload's response_url is whatever JSON it carried: anything but a URL is no reply."""
-    url = respond.response_url if respond is not None else None
-    if respond is None or not isinstance(url, str) or not url.startswith(("https:", "http:")):
+    url = to.url if to is not None else None
+    if to is None or not isinstance(url, str) or not url.startswith(("https:", "http:")):
         log.warning("no response_url to reply to")
         return False
     client = AsyncWebhookClient(
         url=url,
         timeout=web_api.TIMEOUT,
-        proxy=respond.proxy,
-        ssl=respond.ssl,
+        proxy=to.proxy,
+        session=to.session,
         retry_handlers=web_api.retry_handlers(),
     )
     response = await client.send_dict(body)
@@ -49,17 +86,17 @@ async def _send(respond: AsyncRespond | None, body: dict[str, Any]) -> bool:
     return True
 
 
-async def private(respond: AsyncRespond | None, reply: Reply, *, replace: bool = False) -> bool:
+async def private(to: ReplyTo | None, reply: Reply, *, replace: bool = False) -> bool:
     """An ephemeral reply only the caller sees; `replace` swaps the ephemeral message clicked."""
     body = {**reply.payload(), "response_type": "ephemeral", "replace_original": replace}
-    return await _send(respond, body)
+    return await _send(to, body)
 
 
-async def in_channel(respond: AsyncRespond | None, reply: Reply) -> bool:
+async def in_channel(to: ReplyTo | None, reply: Reply) -> bool:
     """A message everyone in the request's channel sees (a slash command's response_url can
     post there even when the bot is not a member)."""
     body = {**reply.payload(), "response_type": "in_channel", "replace_original": False}
-    return await _send(respond, body)
+    return await _send(to, body)
 
 
 async def locale_of(quiz: Quiz, actor: Actor | None) -> str:
@@ -99,7 +136,7 @@ async def failure(quiz: Quiz, actor: Actor | None, error: Exception) -> tuple[st
 
 async def guarded(
     quiz: Quiz,
-    respond: AsyncRespond | None,
+    to: ReplyTo | None,
     actor: Actor | None,
     work: Callable[[], Awaitable[None]],
 ) -> str | None:
@@ -113,7 +150,7 @@ async def guarded(
     except Exception as error:
         key, message = await failure(quiz, actor, error)
     try:
-        await private(respond, text_reply(message))
+        await private(to, text_reply(message))
     except Exception:
         log.exception("the error reply could not be sent either")
     return key

@@ -14,9 +14,12 @@ from contextlib import AsyncExitStack
 
 from aiohttp import web
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
 
 from bot.app import App
 from bot.config import Config
+from bot.service.admission import Admission, Closing
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import web_app
 from bot.slack.setup import check_setup, verify_credentials
@@ -31,6 +34,22 @@ question posted to a big workspace gets hundreds of clicks in its first second, 
 refused connection is a click Slack reports as failed."""
 
 
+class SocketHandler(AsyncSocketModeHandler):
+    """Bolt's Socket Mode handler, counting each envelope from its arrival until its ack is
+    sent (`requests`): stopping waits for those, and leaves a later one unacknowledged."""
+
+    def __init__(self, bot: SlackBot, app_token: str | None) -> None:
+        super().__init__(bot.bolt, app_token)
+        self.requests: Admission = bot.requests
+
+    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
+        try:
+            async with self.requests.admit(None):
+                await super().handle(client, req)
+        except Closing:
+            log.info("a Socket Mode envelope arrived while stopping; not acknowledged")
+
+
 async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
     """Starts what the config asks for; `stack` stops it again."""
     settings = config.file.slack
@@ -42,7 +61,7 @@ async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
         await web.TCPSite(runner, settings.host, settings.port, backlog=LISTEN_BACKLOG).start()
         log.info("Slack HTTP on %s:%s", settings.host, settings.port)
     if socket:
-        handler = AsyncSocketModeHandler(bot.bolt, config.secrets.slack_app_token)
+        handler = SocketHandler(bot, config.secrets.slack_app_token)
         await handler.connect_async()  # type: ignore[no-untyped-call]
         stack.push_async_callback(handler.close_async)
         log.info("Slack Socket Mode connected")
@@ -57,6 +76,8 @@ async def run_slack(app: App) -> None:
         await bot.prepare()
         async with AsyncExitStack() as stack:
             await serve(bot, app.config, stack)
+            stack.push_async_callback(bot.quiesce)  # first on the way out: answer what was
+            # admitted while the socket or the HTTP server is still there to ack it
             if bot.delivery is not None:
                 app.register_delivery("slack", bot.delivery)  # daily questions from now on
             await asyncio.Event().wait()

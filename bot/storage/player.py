@@ -122,7 +122,7 @@ def server_settings(server_id: str, row: AnyRow | None) -> ServerSettings:
     )
 
 
-def _player_columns() -> list[ColumnElement[Any]]:
+def player_columns() -> list[ColumnElement[Any]]:
     """The reply's facts as columns: the server's settings (its defaults when it has no row
     yet), the user's language, their totals in the season (three aggregates of one scan,
     read from the `totals` subquery, which the statement must join) and their streak."""
@@ -135,9 +135,9 @@ def _player_columns() -> list[ColumnElement[Any]]:
         func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
         func.coalesce(of_server(servers.c.season), 1).label("server_season"),
         USER_LOCALE.scalar_subquery().label("user_locale"),
-        _MINE.c.answered,
-        _MINE.c.correct,
-        _MINE.c.points,
+        MINE.c.answered,
+        MINE.c.correct,
+        MINE.c.points,
         _STREAK.scalar_subquery().label("streak"),
     ]
 
@@ -153,13 +153,13 @@ def _totals_subquery() -> Subquery:
     return _totals(season).subquery("totals")
 
 
-_MINE = _totals_subquery()
-_PLAYER = select(*_player_columns()).select_from(_MINE)
+MINE = _totals_subquery()
+_PLAYER = select(*player_columns()).select_from(MINE)
 _NEWEST = posts.alias("newest_scheduled")
 POST_CLICK = (
     select(
         posts,
-        *_player_columns(),
+        *player_columns(),
         select(_NEWEST.c.id)
         .where(_NEWEST.c.server_id == posts.c.server_id, _NEWEST.c.schedule_id.is_not(None))
         .order_by(_NEWEST.c.opened_at.desc(), _NEWEST.c.id.desc())
@@ -167,7 +167,7 @@ POST_CLICK = (
         .scalar_subquery()
         .label("newest_scheduled"),
     )
-    .select_from(posts.join(_MINE, true()))
+    .select_from(posts.join(MINE, true()))
     .where(posts.c.id == bindparam("post_id"))
     .with_for_update(read=True, of=posts)
 )

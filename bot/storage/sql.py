@@ -29,7 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.core.schedule import Schedule, parse_days
+from bot.core.schedule import Schedule
 from bot.core.store import (
     AnswerStatus,
     EnabledSchedule,
@@ -52,16 +52,23 @@ from bot.core.store import (
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
 from bot.storage.player import (
     POST_CHOICE,
-    POST_CLICK,
     SERVER,
     USER_LOCALE,
     AnyRow,
-    after_answer,
-    player_of,
     read_player,
     read_streak,
     read_totals,
     server_settings,
+)
+from bot.storage.post_answers import PostAnswerWrite
+from bot.storage.records import (
+    local_date,
+    post_record,
+    run_answer_record,
+    run_record,
+    schedule_record,
+    slot_record,
+    standing_record,
 )
 from bot.storage.scores import Scored, add_points
 from bot.storage.tables import (
@@ -227,11 +234,11 @@ class SqlStore:
         )
         row = await self._one(stmt, write=True)
         assert row is not None
-        return _post(row)
+        return post_record(row)
 
     async def post(self, post_id: int) -> PostRecord | None:
         row = await self._one(select(posts).where(posts.c.id == post_id))
-        return None if row is None else _post(row)
+        return None if row is None else post_record(row)
 
     async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
         stmt = (
@@ -245,7 +252,7 @@ class SqlStore:
             .limit(1)
         )
         row = await self._one(stmt)
-        return None if row is None else _post(row)
+        return None if row is None else post_record(row)
 
     async def set_post_message(self, post_id: int, message_ref: str) -> None:
         await self._exec(update(posts).where(posts.c.id == post_id).values(message_ref=message_ref))
@@ -263,55 +270,9 @@ class SqlStore:
         self, answer: PostAnswer, *, deadline: float | None = None
     ) -> PostAnswerOutcome:
         """The first answer wins the (post, user) unique key; CLOSED carries the user's
-        earlier choice, if any.
-
-        The post row is read FOR SHARE (PostgreSQL), so an answer and a close cannot
-        interleave: an answer stored is always in the closing tally. The same read brings
-        the reply's facts about the user in the post's server, as they stood before the
-        click; the new answer is added to them here, not read again.
-        """
-        post_id, server_id, user_id = answer.post.id, answer.post.server_id, answer.user_id
-        keys = {"post_id": post_id, "server_id": server_id, "user_id": user_id}
-        row = {
-            "server_id": server_id,
-            "season": answer.post.season,
-            "user_id": user_id,
-            "deck_id": answer.post.deck_id,
-            "question_id": answer.post.question_id,
-            "post_id": post_id,
-            "choice": answer.choice,
-            "correct": answer.correct,
-            "points": answer.points,
-            "answered_at": answer.at,
-        }
-
-        def write(conn: Connection) -> PostAnswerOutcome:
-            target = conn.execute(POST_CLICK, keys).first()
-            if target is None:
-                nobody = read_player(conn, server_id, user_id)
-                return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
-            post = _post(target)
-            before = player_of(target, server_id)
-            if post.closed_at is not None:
-                earlier = _post_choice(conn, post_id, user_id)
-                return PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post)
-            if conn.execute(self._new_post_answer, row).first() is None:
-                earlier = _post_choice(conn, post_id, user_id)
-                return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
-            if answer.points:
-                scored = Scored(
-                    server_id, post.season, post.deck_id, user_id, answer.points, answer.at
-                )
-                add_points(conn, scored, before.server.timezone)
-            after = after_answer(before, target, answer.correct)
-            return PostAnswerOutcome(
-                AnswerStatus.NEW,
-                answer.choice,
-                after or read_player(conn, server_id, user_id),
-                post,
-            )
-
-        return await self._tx.write(write, deadline=deadline)
+        earlier choice, if any (see `bot.storage.post_answers`)."""
+        person = (answer.post.server_id, answer.user_id)
+        return await self._tx.write(PostAnswerWrite(answer), deadline=deadline, key=person)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         def read(conn: Connection) -> int | None:
@@ -361,7 +322,7 @@ class SqlStore:
             for _ in range(3):
                 row = conn.execute(stmt).first()
                 if row is not None:
-                    return _run(row)
+                    return run_record(row)
                 active = _active_run(conn, server_id, user_id, deck_id)
                 if active is not None:
                     return active
@@ -371,7 +332,7 @@ class SqlStore:
 
     async def run(self, run_id: int) -> RunRecord | None:
         row = await self._one(select(runs).where(runs.c.id == run_id))
-        return None if row is None else _run(row)
+        return None if row is None else run_record(row)
 
     async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]:
         rows = await self._all(
@@ -379,7 +340,7 @@ class SqlStore:
                 answers.c.answered_at, answers.c.id
             )
         )
-        return [_run_answer(row) for row in rows]
+        return [run_answer_record(row) for row in rows]
 
     async def record_run_answer(
         self,
@@ -442,9 +403,10 @@ class SqlStore:
             row = conn.execute(
                 _RUN_ANSWER.where(answers.c.run_id == run.id, answers.c.question_id == question_id)
             ).one()
-            return RunAnswerOutcome(AnswerStatus.DUPLICATE, _run_answer(row))
+            return RunAnswerOutcome(AnswerStatus.DUPLICATE, run_answer_record(row))
 
-        return await self._tx.write(write, deadline=deadline)
+        person = (run.server_id, run.user_id)
+        return await self._tx.write(write, deadline=deadline, key=person)
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
         await self._exec(
@@ -467,14 +429,14 @@ class SqlStore:
             kept = select(
                 top, func.rank().over(order_by=top.c.points.desc()).label("rank")
             ).order_by(top.c.points.desc(), top.c.reached_at, top.c.user_id)
-            return [_standing(row) for row in await self._all(kept)]
+            return [standing_record(row) for row in await self._all(kept)]
         ranked = _ranked(query)
         stmt = (
             select(ranked)
             .order_by(ranked.c.rank, ranked.c.reached_at, ranked.c.user_id)
             .limit(limit)
         )
-        return [_standing(row) for row in await self._all(stmt)]
+        return [standing_record(row) for row in await self._all(stmt)]
 
     async def standing_of(self, query: StandingsQuery, user_id: str) -> Standing | None:
         if query.period is not None:
@@ -500,7 +462,7 @@ class SqlStore:
             return await self._tx.read(read, snapshot=True)
         ranked = _ranked(query)
         row = await self._one(select(ranked).where(ranked.c.user_id == user_id))
-        return None if row is None else _standing(row)
+        return None if row is None else standing_record(row)
 
     async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
         def read(conn: Connection) -> Totals:
@@ -535,7 +497,7 @@ class SqlStore:
         ).returning(*schedules.c)
         row = await self._one(upsert, write=True)
         assert row is not None
-        return _schedule(row)
+        return schedule_record(row)
 
     async def schedule(self, schedule_id: int) -> Schedule | None:
         return await self._one_schedule(schedules.c.id == schedule_id)
@@ -547,7 +509,7 @@ class SqlStore:
 
     async def _one_schedule(self, *where: Any) -> Schedule | None:
         row = await self._one(select(schedules).where(*where))
-        return None if row is None else _schedule(row)
+        return None if row is None else schedule_record(row)
 
     async def server_schedules(self, server_id: str) -> Sequence[Schedule]:
         stmt = (
@@ -555,7 +517,7 @@ class SqlStore:
             .where(schedules.c.server_id == server_id, schedules.c.enabled)
             .order_by(schedules.c.channel_id)
         )
-        return [_schedule(row) for row in await self._all(stmt)]
+        return [schedule_record(row) for row in await self._all(stmt)]
 
     async def disable_schedule(
         self, server_id: str, channel_id: str, at: datetime
@@ -571,7 +533,7 @@ class SqlStore:
             .returning(*schedules.c)
         )
         row = await self._one(stmt, write=True)
-        return None if row is None else _schedule(row)
+        return None if row is None else schedule_record(row)
 
     async def enabled_schedules(self) -> Sequence[EnabledSchedule]:
         """The newest slot date is a correlated MAX over the slots' primary key: one index
@@ -587,7 +549,8 @@ class SqlStore:
             .order_by(schedules.c.id)
         )
         return [
-            EnabledSchedule(_schedule(row), _date(row.last_date)) for row in await self._all(stmt)
+            EnabledSchedule(schedule_record(row), local_date(row.last_date))
+            for row in await self._all(stmt)
         ]
 
     async def claim_slot(
@@ -636,7 +599,7 @@ class SqlStore:
             .order_by(schedule_slots.c.local_date.desc())
             .limit(limit)
         )
-        return [_slot(row) for row in await self._all(stmt)]
+        return [slot_record(row) for row in await self._all(stmt)]
 
     async def scheduled_questions(self, schedule_id: int, deck_id: str) -> Sequence[str]:
         stmt = (
@@ -658,7 +621,7 @@ class SqlStore:
         if opened_before is not None:
             where.append(posts.c.opened_at < opened_before)
         stmt = select(posts).where(*where).order_by(posts.c.opened_at, posts.c.id)
-        return [_post(row) for row in await self._all(stmt)]
+        return [post_record(row) for row in await self._all(stmt)]
 
     async def discard_post(self, post_id: int, at: datetime) -> None:
         await self._exec(
@@ -733,93 +696,9 @@ def _active_run(conn: Connection, server_id: str, user_id: str, deck_id: str) ->
         RUN_ACTIVE_WHERE,
     )
     row = conn.execute(stmt).first()
-    return None if row is None else _run(row)
+    return None if row is None else run_record(row)
 
 
 def _post_choice(conn: Connection, post_id: int, user_id: str) -> int | None:
     choice: int | None = conn.scalar(POST_CHOICE, {"post_id": post_id, "user_id": user_id})
     return choice
-
-
-def _order(text: str) -> tuple[int, ...]:
-    return tuple(int(i) for i in text.split(",")) if text else ()
-
-
-def _post(row: AnyRow) -> PostRecord:
-    return PostRecord(
-        id=row.id,
-        server_id=row.server_id,
-        channel_id=row.channel_id,
-        deck_id=row.deck_id,
-        question_id=row.question_id,
-        order=_order(row.choice_order),
-        locale=row.locale,
-        poster_id=row.poster_id,
-        season=row.season,
-        opened_at=row.opened_at,
-        closed_at=row.closed_at,
-        message_ref=row.message_ref,
-        schedule_id=row.schedule_id,
-    )
-
-
-def _date(value: date | str | None) -> date | None:
-    """A DATE from either database (SQLite gives text when no column type reaches it)."""
-    if value is None or isinstance(value, date):
-        return value
-    return date.fromisoformat(value)
-
-
-def _schedule(row: AnyRow) -> Schedule:
-    return Schedule(
-        id=row.id,
-        server_id=row.server_id,
-        channel_id=row.channel_id,
-        time=row.time,
-        zone=row.zone,
-        deck_id=row.deck_id,
-        days=parse_days(row.days),
-        created_by=row.created_by,
-        enabled=bool(row.enabled),
-        created_at=row.created_at,
-        updated_at=row.updated_at,
-    )
-
-
-def _slot(row: AnyRow) -> SlotRecord:
-    return SlotRecord(
-        schedule_id=row.schedule_id,
-        local_date=row.local_date,
-        status=SlotStatus(row.status),
-        claimed_at=row.claimed_at,
-        post_id=row.post_id,
-        error=row.error,
-    )
-
-
-def _run(row: AnyRow) -> RunRecord:
-    return RunRecord(
-        id=row.id,
-        server_id=row.server_id,
-        user_id=row.user_id,
-        deck_id=row.deck_id,
-        season=row.season,
-        started_at=row.started_at,
-        finished_at=row.finished_at,
-    )
-
-
-def _run_answer(row: AnyRow) -> RunAnswerRecord:
-    return RunAnswerRecord(
-        question_id=row.question_id,
-        choice=row.choice,
-        correct=bool(row.correct),
-        points=row.points,
-        answered_at=row.answered_at,
-    )
-
-
-def _standing(row: AnyRow) -> Standing:
-    return Standing(
-        user_id=row.user_id, points=int(row.points), reached_at=row.reached_at, rank=int(row.rank)
-    )

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
@@ -49,6 +49,11 @@ READ = "quizbot_read"
 READERS = 2
 """SQLite reader threads: WAL lets them read beside the writer; sqlite3 drops the GIL while
 it steps, so two keep a 2-core machine busy without queueing reads behind writes."""
+PG_LANES = 4
+"""PostgreSQL group commits running side by side, each on its own connection: the database
+works on several transactions at once where SQLite has one writer. A person's writes keep
+to one lane, so the rows of one person are only ever locked by one lane; the rows shared by
+everyone (score counts) each transaction writes last, in key order."""
 _ACCUMULATORS = "quizbot_accumulators"
 
 
@@ -89,6 +94,7 @@ class Transactions:
         self._writer: Engine
         self._snapshot: Engine
         self._reader: Engine
+        self._alone: Engine | None = None
         if sqlite_engine is None:
             # PostgreSQL, through the async engine's sync facade inside one greenlet per
             # transaction (as AsyncSession does). A read of one statement runs in autocommit,
@@ -98,6 +104,7 @@ class Transactions:
             self._writer = sync.execution_options(isolation_level="READ COMMITTED", **{WRITE: True})
             self._snapshot = sync.execution_options(isolation_level="READ COMMITTED")
             self._reader = sync.execution_options(isolation_level="AUTOCOMMIT", **{READ: True})
+            self._alone = sync.execution_options(isolation_level="AUTOCOMMIT")
         else:
             self._writer = sqlite_engine.execution_options(**{WRITE: True})
             self._snapshot = sqlite_engine
@@ -106,14 +113,19 @@ class Transactions:
                 ThreadPoolExecutor(1, thread_name_prefix="quizbot-db-write"),
                 ThreadPoolExecutor(READERS, thread_name_prefix="quizbot-db-read"),
             )
-        self._group = GroupCommit(self._run_batch)
+        lanes = 1 if sqlite_engine is not None else PG_LANES
+        self._lanes = [GroupCommit(self._run_batch) for _ in range(lanes)]
 
-    async def write(self, work: Work[T], *, deadline: float | None = None) -> T:
+    async def write(
+        self, work: Work[T], *, deadline: float | None = None, key: Hashable = None
+    ) -> T:
         """`work` in a write transaction: committed if it returns, rolled back if it raises.
 
         `deadline` (`time.monotonic()`): if no transaction has taken the write by then, it
-        is dropped unrun and StoreUnavailable raised ("try again")."""
-        return await self._group.write(work, deadline)
+        is dropped unrun and StoreUnavailable raised ("try again"). `key` (a person): the
+        writes of one key go through one lane, in order."""
+        lane = self._lanes[hash(key) % len(self._lanes) if key is not None else 0]
+        return await lane.write(work, deadline)
 
     async def read(self, work: Work[T], *, snapshot: bool = False) -> T:
         """`work` as a read. `snapshot`: its statements must see one state of the database
@@ -122,7 +134,8 @@ class Transactions:
 
     async def close(self) -> None:
         """Waits for queued and running functions, then closes every connection."""
-        await self._group.drain()
+        for lane in self._lanes:
+            await lane.drain()
         if self._threads is not None:
             for pool in self._threads:
                 await asyncio.to_thread(pool.shutdown, wait=True)
@@ -150,7 +163,17 @@ class Transactions:
         Store functions are re-runnable (they decide from what they read), so when one
         raises, the transaction is rolled back and each runs again alone: one refused
         write fails only itself. A database that is unavailable fails them all at once
-        rather than making each wait again."""
+        rather than making each wait again.
+
+        A write with an `alone` form (one statement, shared rows included) that has the
+        transaction to itself runs that instead, in autocommit: one round trip in all."""
+        alone = getattr(works[0], "alone", None) if len(works) == 1 else None
+        if alone is not None and self._alone is not None:
+            try:
+                with self._alone.connect() as conn:
+                    return [(True, alone(conn))]
+            except Exception as error:
+                return [(False, _each(error) if isinstance(error, StoreUnavailable) else error)]
         try:
             with self._writer.begin() as conn:
                 pending: dict[type[Any], Accumulator] = {}
@@ -200,9 +223,9 @@ class GroupCommit:
     (cancelled) or whose deadline passed is dropped before it runs: what was not taken into
     a transaction was never written, so its caller can say "try again" truthfully.
 
-    One transaction at a time on PostgreSQL too: rows shared by every user (score counts)
-    are then written by one of this process's transactions at a time, in key order as its
-    last statement (`accumulate`), so two of them never wait on each other in a cycle.
+    On PostgreSQL a few of these run side by side (lanes, see `PG_LANES`); rows shared by
+    every user (score counts) are written in key order as each transaction's last statement
+    (`accumulate`), so two transactions never wait on each other in a cycle.
     """
 
     commit: Callable[[list[Work[Any]]], Awaitable[list[Outcome]]]

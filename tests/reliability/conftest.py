@@ -43,8 +43,11 @@ from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
 from tests.slack.fake_slack import FakeSlack, Workspace
 from tests.slack.harness import SIGNING_SECRET, SlackTester
-from tests.storage.databases import POSTGRES_URL
-from tests.storage.test_store_outage import Proxy, pg_schema  # noqa: F401 (a fixture)
+from tests.storage.databases import (
+    POSTGRES_URL,
+    pg_schema,  # noqa: F401 (a fixture)
+)
+from tests.storage.test_store_outage import Proxy
 
 # Distinctive secrets: the log checks look for these exact strings.
 BOT_TOKEN = "xoxb-4242-reliability-bot-token-0123456789"
@@ -108,17 +111,30 @@ def config_text(
     database: str = "sqlite:///quiz.db",
     port: int = 3000,
     admins: Iterable[str] = (),
+    mode: str = "http",
+    discord_urls: tuple[str, str] | None = None,
 ) -> str:
-    return f"""
+    """A config for Slack (HTTP or Socket Mode) against the fake at `api_url`, or, with
+    `discord_urls` (REST, gateway), for Discord alone."""
+    head = f"""
 [database]
 url = {json.dumps(database)}
 
 [questions]
 paths = [{json.dumps(str(decks))}]
-
+"""
+    if discord_urls is not None:
+        rest, gateway = discord_urls
+        return head + f"""
+[discord]
+enabled = true
+api_url = {json.dumps(rest)}
+gateway_url = {json.dumps(gateway)}
+"""
+    return head + f"""
 [slack]
 enabled = true
-mode = "http"
+mode = {json.dumps(mode)}
 host = "127.0.0.1"
 port = {port}
 api_url = {json.dumps(api_url)}
@@ -147,6 +163,7 @@ class FaultySlack(FakeSlack):
 
     def __post_init__(self) -> None:
         self.tokens = {BOT_TOKEN: Workspace("T1")}
+        self.keep_alive = False  # `settle` waits for every task a request started
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         method = request.match_info["method"]
@@ -359,7 +376,9 @@ def bot_env(**extra: str) -> dict[str, str]:
 
 
 class BotProcess:
-    """`python -m bot run --config <folder>/config.toml` in HTTP mode on a free port."""
+    """`python -m bot run --config <folder>/config.toml`: Slack in HTTP mode on a free port
+    (or Socket Mode, `mode="socket"`), or Discord (`discord_urls`: the fake's REST base and
+    gateway); ready once a line of its log contains `ready`."""
 
     def __init__(
         self,
@@ -369,6 +388,10 @@ class BotProcess:
         *,
         db: Path | None = None,
         log_level: str = "INFO",
+        mode: str = "http",
+        env: dict[str, str] | None = None,
+        ready: str = "Slack HTTP on",
+        discord_urls: tuple[str, str] | None = None,
     ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         self.folder = folder
@@ -376,8 +399,17 @@ class BotProcess:
         self.log_level = log_level
         self.config = folder / "config.toml"
         self.db = db or folder / "quiz.db"
+        self.env = env or {}
+        self.ready = ready
         self.config.write_text(
-            config_text(api_url, decks, database=f"sqlite:///{self.db}", port=self.port)
+            config_text(
+                api_url,
+                decks,
+                database=f"sqlite:///{self.db}",
+                port=self.port,
+                mode=mode,
+                discord_urls=discord_urls,
+            )
         )
         self.lines: list[str] = []
         self.proc: asyncio.subprocess.Process | None = None
@@ -404,12 +436,12 @@ class BotProcess:
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.PIPE,
-            env=bot_env(),
+            env=bot_env(**self.env),
             cwd=self.folder,
         )
         self._reader = asyncio.create_task(self._read())
         deadline = time.monotonic() + seconds
-        while not any("Slack HTTP on" in line for line in self.lines):
+        while not any(self.ready in line for line in self.lines):
             if self.proc.returncode is not None:
                 await self._reader
                 raise AssertionError(f"the bot exited at start:\n{self.stderr}")

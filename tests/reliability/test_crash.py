@@ -1,8 +1,13 @@
-"""SIGKILL in the middle of 500 clicks: nothing a user was told is lost, and after a restart
-the users who click again are counted once, with the first answer standing.
+"""An ack is a promise, on every transport: Slack over HTTP and over Socket Mode, Discord.
 
-The bot is the real `quizbot run` in a subprocess (HTTP mode, a SQLite file); Slack is the
-fake in this process.
+SIGKILL in the middle of 500 clicks sent over 5 s: after a restart, every click that was
+acknowledged before the kill is stored, exactly once, with its choice; everyone clicks again
+and is counted once, the first stored answer standing; the channel's "N answered" comes to
+the number of answers stored. SIGTERM in the middle of such a burst: every acknowledged click
+gets its private reply and is stored before the process exits, and nothing else is stored.
+
+The bot is the real `quizbot run` in a subprocess on a SQLite file; the platform is its
+local fake in this process (tests/reliability/platforms.py).
 """
 
 from __future__ import annotations
@@ -10,151 +15,145 @@ from __future__ import annotations
 import asyncio
 import signal
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiohttp
+import pytest
 
-from bot.storage import open_store
-from tests.reliability.conftest import (
-    DECK,
-    LETTERS,
-    QUESTION,
-    RIGHT,
-    WRONG,
-    BotProcess,
-    FaultySlack,
-    Shot,
-    answers_by_user,
-    assert_no_secrets,
-    burst,
-    eventually,
-    post_id_of,
-    reply_text,
-)
-from tests.slack.harness import SlackTester
+from tests.reliability.conftest import LETTERS, answers_by_user, assert_no_secrets, eventually
+from tests.reliability.platforms import TRANSPORTS, Click, Paced, Transport
 
-USERS = 500
-LANES = 100  # users clicking at the same time
-KILL_AFTER = 150  # replies before the SIGKILL: it lands while clicks are being handled
+CLICKS = 500
+SECONDS = 5.0
+STOP_AFTER = 2.5
+RIGHT, WRONG, ALREADY = "Right!", "Not quite.", "You already answered"
 
 
-def first_choice(i: int) -> int:
-    return i % 3
+@pytest.fixture(params=list(TRANSPORTS))
+async def transport(
+    request: pytest.FixtureRequest, tmp_path: Path, decks: Path
+) -> AsyncIterator[Transport]:
+    made = TRANSPORTS[request.param](tmp_path, decks)
+    await made.open()
+    try:
+        yield made
+    finally:
+        if made.bot is not None:
+            await made.bot.stop()
+        await made.close()
 
 
-def second_choice(i: int) -> int:
-    """The retry clicks another button: only the first answer may stand."""
-    return (i + 1) % 3
+async def burst_until(transport: Transport, sig: signal.Signals, shots: list[Click]) -> float:
+    """Sends `shots` at CLICKS / SECONDS a second and signals the bot STOP_AFTER seconds in;
+    waits for it to exit. The seconds it took to exit."""
+    assert transport.bot is not None
+    paced = Paced(transport, shots, CLICKS / SECONDS)
+    sending = asyncio.create_task(paced.run())
+    await asyncio.sleep(STOP_AFTER)
+    transport.bot.signal(sig)
+    signalled = time.monotonic()
+    code = await transport.bot.wait()
+    took = time.monotonic() - signalled
+    paced.stop.set()
+    await sending
+    await asyncio.sleep(0.2)  # what was in flight on the wire has landed
+    settle = getattr(transport, "settle_acks", None)
+    if settle is not None:
+        settle(shots)
+    expected = -signal.SIGKILL if sig is signal.SIGKILL else 0
+    assert code == expected, transport.bot.stderr[-3000:]
+    return took
 
 
-def verdict(body: dict[str, object]) -> str:
-    """ "right", "wrong" or "duplicate <letter>" from a reply to an answer click."""
-    text = reply_text(body)  # type: ignore[arg-type]
-    if "You already answered" in text:
-        letter = text.split("You already answered ", 1)[1][0]
-        return f"duplicate {letter}"
+def verdict(text: str | None) -> str:
+    assert text is not None
+    if ALREADY in text:
+        return "duplicate " + text.split(ALREADY + " ", 1)[1][0]
     if RIGHT in text:
         return "right"
-    if WRONG in text:
-        return "wrong"
-    raise AssertionError(text)
+    assert WRONG in text, text
+    return "wrong"
 
 
 def expected(shown: int) -> str:
     return "right" if shown == 0 else "wrong"  # the deck is not shuffled: A is right
 
 
-async def test_sigkill_mid_burst_then_restart_and_retry(tmp_path: Path, decks: Path) -> None:
-    fake = FaultySlack()
-    await fake.start()
-    first = BotProcess(tmp_path / "first", fake.api_url, decks)
-    second: BotProcess | None = None
-    connector = aiohttp.TCPConnector(limit=LANES)
-    session = aiohttp.ClientSession(connector=connector, timeout=aiohttp.ClientTimeout(total=60))
-    try:
-        started = time.monotonic()
-        await first.start()
-        print(f"\nthe bot started in {time.monotonic() - started:.1f}s")
-        tester = SlackTester(first.events_url, fake, session)
-        posted = await tester.command(f"post {DECK} {QUESTION}")
-        assert posted.status == 200
-        await eventually(lambda: bool(fake.successful("chat.postMessage")))
-        post_id = post_id_of(fake.successful("chat.postMessage")[-1].params)
+async def test_sigkill_mid_burst_loses_no_acknowledged_click(
+    transport: Transport, tmp_path: Path
+) -> None:
+    db = tmp_path / "quiz.db"
+    await transport.start(db)
+    post_id = await transport.post()
+    shots = [Click(f"U{i:04d}", i % 3, f"r1-{i}") for i in range(CLICKS)]
+    await burst_until(transport, signal.SIGKILL, shots)
 
-        # Round 1: 500 users click, 100 at a time, each waiting for the reply to the click
-        # before the next user clicks; the bot is killed once 150 of them got their reply.
-        shots = [Shot(f"U{i:04d}", first_choice(i), f"r1-{i}") for i in range(USERS)]
-        started = time.monotonic()
-        gone = asyncio.Event()
-        task = asyncio.create_task(burst(tester, post_id, shots, concurrency=LANES, patient=gone))
-        await fake.until(lambda: len(fake.responses) >= KILL_AFTER, seconds=120)
-        first.signal(signal.SIGKILL)
-        assert await first.wait() == -signal.SIGKILL
-        gone.set()
-        await task
+    sent = [s for s in shots if s.sent_at]
+    acked = [s for s in shots if s.acked]
+    rows = answers_by_user(db, post_id)
+    replied = [s for s in shots if transport.reply(s) is not None]
+    print(
+        f"\n{transport.name} SIGKILL {STOP_AFTER}s into {CLICKS} clicks over {SECONDS:.0f}s: "
+        f"{len(sent)} sent, {len(acked)} acked, {len(replied)} replied, "
+        f"{sum(len(c) for c in rows.values())} stored"
+    )
+    assert acked and len(sent) < CLICKS, "the kill must land in the middle of the burst"
+    for shot in acked:  # every acknowledged click is stored, once, as clicked
+        assert rows.get(transport.stored_as(shot)) == [shot.shown], shot
+    assert all(len(choices) == 1 for choices in rows.values())
+    assert set(rows) <= {transport.stored_as(s) for s in sent}
 
-        acked = [s for s in shots if s.status == 200]
-        replied = {r.key: r.body for r in fake.responses if r.key.startswith("r1-")}
-        store = await open_store(f"sqlite:///{first.db}")  # opens cleanly after the kill
-        try:
-            stored_choice = {s.user: await store.post_answer_of(post_id, s.user) for s in shots}
-        finally:
-            await store.close()
-        stored = {u: c for u, c in stored_choice.items() if c is not None}
-        print(
-            f"round 1: {sum(s.sent for s in shots)} of {len(shots)} clicks sent, "
-            f"{len(acked)} acked, "
-            f"{len(replied)} replied, {len(stored)} stored; SIGKILL after {KILL_AFTER} replies, "
-            f"{time.monotonic() - started:.1f}s into the burst"
-        )
-        assert len(replied) >= KILL_AFTER and len(stored) < USERS
-        assert any(not s.sent for s in shots)  # some users had not clicked yet
-        for shot in shots:
-            if shot.key in replied:  # the user was told: the answer must be there
-                assert stored.get(shot.user) == shot.shown, shot
-                assert verdict(replied[shot.key]) == expected(shot.shown), shot
-        assert set(stored) <= {s.user for s in shots if s.sent}
+    await transport.start(db)
+    retries = [Click(s.user, (s.shown + 1) % 3, f"r2-{i}") for i, s in enumerate(shots)]
+    await Paced(transport, retries, CLICKS / SECONDS).run()
+    settle = getattr(transport, "settle_acks", None)
+    await eventually(lambda: all(transport.reply(r) is not None for r in retries), 60)
+    if settle is not None:
+        settle(retries)
+    rows = answers_by_user(db, post_id)
+    stored = sum(len(c) for c in rows.values())
+    print(f"after a restart every user clicked again: {stored} answers for {len(rows)} users")
+    assert sorted(rows) == sorted(transport.stored_as(s) for s in shots)
+    assert all(len(choices) == 1 for choices in rows.values()), "a user counted twice"
+    first = {s.user: s for s in shots}
+    for retry in retries:
+        (standing,) = rows[transport.stored_as(retry)]
+        said = verdict(transport.reply(retry))
+        if standing == retry.shown:  # the first click was never stored: the retry counts
+            assert not first[retry.user].acked, retry
+            assert said == expected(retry.shown), retry
+        else:
+            assert standing == first[retry.user].shown, retry
+            assert said == f"duplicate {LETTERS[standing]}", retry
+    await eventually(lambda: transport.shown_count() == stored, 30)
+    assert transport.bot is not None
+    assert_no_secrets(transport.bot.stderr)
 
-        # Round 2: a restart, and every user clicks again (another button).
-        second = BotProcess(tmp_path / "again", fake.api_url, decks, db=first.db)
-        started = time.monotonic()
-        await second.start()
-        print(f"restarted in {time.monotonic() - started:.1f}s")
-        started = time.monotonic()
-        tester2 = SlackTester(second.events_url, fake, session)
-        retries = [Shot(f"U{i:04d}", second_choice(i), f"r2-{i}") for i in range(USERS)]
-        await burst(tester2, post_id, retries)
-        acked2 = [s for s in retries if s.status == 200]
-        assert len(acked2) == USERS, [s for s in retries if s.status != 200][:5]
-        await fake.until(
-            lambda: sum(r.key.startswith("r2-") for r in fake.responses) >= USERS, seconds=120
-        )
-        replied2 = {r.key: r.body for r in fake.responses if r.key.startswith("r2-")}
 
-        rows = answers_by_user(first.db, post_id)
-        print(
-            f"round 2 after restart ({time.monotonic() - started:.1f}s): "
-            f"{len(retries)} clicks sent, {len(acked2)} acked, "
-            f"{len(replied2)} replied, {sum(len(c) for c in rows.values())} answers stored "
-            f"for {len(rows)} users"
-        )
-        assert sorted(rows) == sorted(s.user for s in shots)
-        assert all(len(choices) == 1 for choices in rows.values()), "a user counted twice"
-        for i, (shot, retry) in enumerate(zip(shots, retries, strict=True)):
-            (standing,) = rows[shot.user]
-            if shot.user in stored:  # round 1 stood: the retry is a duplicate of it
-                assert standing == shot.shown, shot
-                assert verdict(replied2[retry.key]) == f"duplicate {LETTERS[shot.shown]}", i
-            else:
-                assert standing == retry.shown, retry
-                assert verdict(replied2[retry.key]) == expected(retry.shown), i
+async def test_sigterm_mid_burst_answers_every_acknowledged_click(
+    transport: Transport, tmp_path: Path
+) -> None:
+    db = tmp_path / "quiz.db"
+    await transport.start(db)
+    post_id = await transport.post()
+    shots = [Click(f"U{i:04d}", i % 3, f"t-{i}") for i in range(CLICKS)]
+    took = await burst_until(transport, signal.SIGTERM, shots)
 
-        for process in (first, second):
-            assert process.lines, "the bot logged nothing"
-            assert_no_secrets(process.stderr)
-    finally:
-        await session.close()
-        await first.stop()
-        if second is not None:
-            await second.stop()
-        await fake.stop()
+    acked = [s for s in shots if s.acked]
+    rows = answers_by_user(db, post_id)
+    replied = [s for s in shots if transport.reply(s) is not None]
+    print(
+        f"\n{transport.name} SIGTERM {STOP_AFTER}s into {CLICKS} clicks over {SECONDS:.0f}s: "
+        f"exit 0 in {took:.1f}s; {sum(1 for s in shots if s.sent_at)} sent, "
+        f"{len(acked)} acked, {len(replied)} replied, {sum(len(c) for c in rows.values())} stored"
+    )
+    assert acked
+    for shot in acked:
+        assert verdict(transport.reply(shot)) == expected(shot.shown), shot
+        assert rows.get(transport.stored_as(shot)) == [shot.shown], shot
+    stored_as = {transport.stored_as(s) for s in acked}
+    assert set(rows) == stored_as, "only what was acknowledged is stored"
+    assert transport.bot is not None
+    assert transport.bot.events("stopping") and transport.bot.events("stopped")
+    assert len(transport.bot.events("click")) == len(acked)
+    assert_no_secrets(transport.bot.stderr)

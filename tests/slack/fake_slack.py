@@ -62,6 +62,9 @@ class FakeSlack:
     """method -> the error every call of it gets (`{"ok": false, "error": ...}`)."""
     refuse_in_channel: bool = False
     """response_url answers in_channel posts with 404."""
+    keep_alive: bool = True
+    """Off: every response closes its connection, so no server task outlives its request
+    (tests that wait for every task started by a request, `settle`, need that)."""
     throttled: asyncio.Event = field(default_factory=asyncio.Event)
     """Set when a call was answered with 429."""
     oauth_codes: dict[str, str] = field(default_factory=dict)
@@ -139,7 +142,7 @@ class FakeSlack:
             )
         await self._add(self.calls, call)
         call.answer = self._answer(call)
-        return web.json_response(call.answer)
+        return self._closing(web.json_response(call.answer))
 
     def _answer(self, call: Call) -> dict[str, Any]:
         if call.method == "oauth.v2.access":
@@ -224,7 +227,12 @@ class FakeSlack:
         if self.refuse_in_channel and posted.body.get("response_type") == "in_channel":
             return web.Response(status=404, text="channel_not_found")
         await self._add(self.responses, posted)
-        return web.Response(text="ok")
+        return self._closing(web.Response(text="ok"))
+
+    def _closing(self, response: web.Response) -> web.Response:
+        if not self.keep_alive:
+            response.force_close()
+        return response
 
     # Socket Mode --------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 """Every test here runs on SQLite and PostgreSQL: see tests/storage/databases.py."""
 
-from tests.storage.databases import db, store
+from tests.storage.databases import db, pg_schema, store
 
-__all__ = ["db", "store"]
+__all__ = ["db", "pg_schema", "store"]

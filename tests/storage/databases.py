@@ -70,3 +70,18 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
 @pytest.fixture
 async def store(db: Database) -> SqlStore:
     return await db.open()
+
+
+@pytest.fixture
+async def pg_schema() -> AsyncIterator[str]:
+    """A fresh schema on the test PostgreSQL, for tests of PostgreSQL alone."""
+    admin = create_async_engine(database_url(POSTGRES_URL, Path.cwd()))
+    schema = f"t_{uuid.uuid4().hex}"
+    async with admin.begin() as conn:
+        await conn.execute(CreateSchema(schema))
+    try:
+        yield schema
+    finally:
+        async with admin.begin() as conn:
+            await conn.execute(DropSchema(schema, cascade=True))
+        await admin.dispose()

@@ -8,13 +8,9 @@ import contextlib
 import subprocess
 import sys
 import time
-import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy.ext.asyncio import create_async_engine
-from sqlalchemy.schema import CreateSchema, DropSchema
 
 from bot.core.actor import Actor
 from bot.core.clock import SystemClock
@@ -69,20 +65,6 @@ class Proxy:
 
     async def restore(self) -> None:
         await self.start()  # the same port again
-
-
-@pytest.fixture
-async def pg_schema() -> AsyncIterator[str]:
-    admin = create_async_engine(database_url(POSTGRES_URL, Path.cwd()))
-    schema = f"t_{uuid.uuid4().hex}"
-    async with admin.begin() as conn:
-        await conn.execute(CreateSchema(schema))
-    try:
-        yield schema
-    finally:
-        async with admin.begin() as conn:
-            await conn.execute(DropSchema(schema, cascade=True))
-        await admin.dispose()
 
 
 def user(name: str) -> Actor:

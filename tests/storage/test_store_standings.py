@@ -134,3 +134,49 @@ async def test_migration_backfills_the_standings(db: Database) -> None:
     # and the rows are really the backfill's, not left over
     await _on(db, lambda conn: conn.execute(delete(standings)))
     assert list(await store.standings(StandingsQuery(SERVER, 1, period="all"), 10)) == []
+
+
+async def test_postgresql_period_keys_match_the_core_across_zones_and_dst(
+    pg_schema: str,
+) -> None:
+    """A PostgreSQL click computes its week and month keys in SQL (one round trip); they must
+    be the core's `answer_keys` for every instant and zone, across DST changes and the turn
+    of a week, a month and a year. (SQLite's clicks use `answer_keys` itself.)"""
+    from sqlalchemy import bindparam, select
+
+    from bot.core.leaderboard import answer_keys
+    from bot.storage import open_store
+    from bot.storage.post_answers import period_keys_sql
+    from bot.storage.tables import UtcDateTime
+    from tests.storage.databases import POSTGRES_URL
+
+    store = await open_store(POSTGRES_URL, schema=pg_schema)
+    at = bindparam("at", type_=UtcDateTime())
+    zone = bindparam("zone")
+    stmt = select(*period_keys_sql(at, zone))
+    zones = ["UTC", "Asia/Dhaka", "America/New_York", "Europe/London", "Pacific/Auckland"]
+    instants = (
+        [
+            datetime(2026, 3, 8, 6, 59, tzinfo=UTC) + timedelta(minutes=m)  # New York springs
+            for m in (0, 1, 2, 61)
+        ]
+        + [
+            datetime(2026, 10, 25, 0, 30, tzinfo=UTC) + timedelta(hours=h)  # London falls back
+            for h in range(4)
+        ]
+        + [datetime(2025, 12, 31, 23, 30, tzinfo=UTC) + timedelta(hours=h) for h in range(30)]
+    )
+
+    def read(conn: Any) -> list[tuple[str, ...]]:
+        return [
+            tuple(conn.execute(stmt, {"at": when, "zone": name}).one())
+            for name in zones
+            for when in instants
+        ]
+
+    try:
+        got = await store._tx.read(read)
+    finally:
+        await store.close()
+    expected = [answer_keys(when, name) for name in zones for when in instants]
+    assert got == expected

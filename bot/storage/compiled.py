@@ -1,0 +1,87 @@
+"""Statements compiled once and run on SQLite's own cursor, for a click's write.
+
+In a burst, a click's few statements cost SQLite about 20 µs and SQLAlchemy's per-execution
+bookkeeping (parameters, execution context, result proxy) several times that, in the writer
+thread that shares the GIL with the event loop answering the clicks. These run the SQL that
+SQLAlchemy compiled from the same statement objects, once, with the same values bound.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import ClauseElement
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.engine import Connection
+
+_DIALECT = sqlite.dialect()
+
+
+def bind(value: Any) -> Any:
+    """A value as SQLAlchemy binds it on SQLite (see `tables.UtcDateTime`)."""
+    if isinstance(value, datetime):
+        if value.utcoffset() is None:
+            raise ValueError(f"naive datetime {value!r}: the store takes aware datetimes only")
+        return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+def utc(value: str | None) -> datetime | None:
+    """A stored UTC datetime read back, aware."""
+    return None if value is None else datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+
+class Compiled:
+    """One statement for SQLite: its SQL, its parameters in order, and the rows it gives as
+    named tuples (the columns by name, as SQLAlchemy rows read)."""
+
+    def __init__(self, stmt: ClauseElement) -> None:
+        compiled = stmt.compile(dialect=_DIALECT)
+        self.sql = str(compiled)
+        self.names: Sequence[str] = getattr(compiled, "positiontup", None) or ()
+        self.fixed = {k: v for k, v in compiled.params.items() if v is not None}
+        self._row: Any = None
+
+    def execute(self, conn: Connection, params: Mapping[str, Any]) -> Any:
+        """The cursor after running with `params` (names as in the statement)."""
+        args = [bind(params[n] if n in params else self.fixed.get(n)) for n in self.names]
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        cursor.execute(self.sql, args)
+        return cursor
+
+    def first(self, conn: Connection, params: Mapping[str, Any]) -> Any:
+        cursor = self.execute(conn, params)
+        try:
+            row = cursor.fetchone()
+            if row is None:
+                return None
+            return self._rows(cursor)(*row)
+        finally:
+            cursor.close()
+
+    def all(self, conn: Connection, params: Mapping[str, Any]) -> list[Any]:
+        cursor = self.execute(conn, params)
+        try:
+            rows = cursor.fetchall()
+            make = self._rows(cursor)
+            return [make(*row) for row in rows]
+        finally:
+            cursor.close()
+
+    def scalar(self, conn: Connection, params: Mapping[str, Any]) -> Any:
+        cursor = self.execute(conn, params)
+        try:
+            row = cursor.fetchone()
+            return None if row is None else row[0]
+        finally:
+            cursor.close()
+
+    def _rows(self, cursor: Any) -> Any:
+        if self._row is None:
+            self._row = namedtuple("Row", [d[0] for d in cursor.description])  # type: ignore[misc]
+        return self._row

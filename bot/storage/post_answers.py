@@ -1,0 +1,325 @@
+"""A click's write: the answer to a post, its points and what its reply shows, in the
+transaction that the group commit gives it.
+
+On SQLite it is a few statements in the writer thread. On PostgreSQL it is one statement
+(`CLICK`, data-modifying CTEs): the post read FOR SHARE, the answer inserted if the post is
+open and this is the user's first click, the six standings rows of a scoring answer, and
+the reply's facts, in one round trip; a click that has its transaction to itself also moves
+its score counts in that statement (`CLICK_ALONE`, run in autocommit: one round trip in all).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    String,
+    bindparam,
+    func,
+    literal,
+    select,
+    true,
+    union_all,
+)
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from bot.core.leaderboard import ALL_TIME
+from bot.core.store import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
+from bot.storage.compiled import Compiled, utc
+from bot.storage.player import (
+    MINE,
+    POST_CHOICE,
+    POST_CLICK,
+    AnyRow,
+    after_answer,
+    player_columns,
+    player_of,
+    read_player,
+)
+from bot.storage.records import post_record
+from bot.storage.scores import ScoreCounts, Scored, add_points
+from bot.storage.tables import (
+    ALL_DECKS,
+    UtcDateTime,
+    answers,
+    posts,
+    score_counts,
+    servers,
+    standings,
+)
+from bot.storage.transactions import accumulate
+
+
+def _params(answer: PostAnswer) -> dict[str, Any]:
+    return {
+        "post_id": answer.post.id,
+        "server_id": answer.post.server_id,
+        "user_id": answer.user_id,
+        "choice": answer.choice,
+        "correct": answer.correct,
+        "points": answer.points,
+        "answered_at": answer.at,
+    }
+
+
+@dataclass(frozen=True)
+class PostAnswerWrite:
+    """One click's write, as the group commit runs it: `__call__` inside a transaction it
+    may share, `alone` (PostgreSQL) in autocommit when it has the transaction to itself."""
+
+    answer: PostAnswer
+
+    def __call__(self, conn: Connection) -> PostAnswerOutcome:
+        if conn.dialect.name == "postgresql":
+            row = conn.execute(CLICK, _params(self.answer)).one()
+            counts = accumulate(conn, ScoreCounts)
+            board = (self.answer.post.server_id, row.season)
+            for period, deck, total in json.loads(row.added) if row.added else ():
+                counts.move((*board, period, deck), total - self.answer.points, total)
+            return self._outcome(conn, row)
+        return self._in_steps(conn)
+
+    def alone(self, conn: Connection) -> PostAnswerOutcome:
+        """The whole click in one statement (score counts included), in autocommit."""
+        return self._outcome(conn, conn.execute(CLICK_ALONE, _params(self.answer)).one())
+
+    def _outcome(self, conn: Connection, row: AnyRow) -> PostAnswerOutcome:
+        answer = self.answer
+        server_id, user_id = answer.post.server_id, answer.user_id
+        before = player_of(row, server_id)
+        if row.id is None:
+            return PostAnswerOutcome(AnswerStatus.CLOSED, None, before, None)
+        post = post_record(row)
+        if post.closed_at is not None:
+            return PostAnswerOutcome(AnswerStatus.CLOSED, row.earlier, before, post)
+        if row.new_id is None:
+            earlier = row.earlier
+            if earlier is None:  # the first click was in flight, unseen by this snapshot
+                earlier = conn.scalar(POST_CHOICE, {"post_id": post.id, "user_id": user_id})
+            return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
+        after = after_answer(before, row, answer.correct)
+        player = after or read_player(conn, server_id, user_id)
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
+
+    def _in_steps(self, conn: Connection) -> PostAnswerOutcome:
+        """SQLite: the post and the reply's facts read, then the answer and its points, on
+        the driver's cursor (`bot.storage.compiled`)."""
+        answer = self.answer
+        post_id, server_id, user_id = answer.post.id, answer.post.server_id, answer.user_id
+        keys = {"post_id": post_id, "server_id": server_id, "user_id": user_id}
+        target = _SQLITE_CLICK.first(conn, keys)
+        if target is None:
+            nobody = read_player(conn, server_id, user_id)
+            return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
+        target = target._replace(opened_at=utc(target.opened_at), closed_at=utc(target.closed_at))
+        post = post_record(target)
+        before = player_of(target, server_id)
+        if post.closed_at is not None:
+            earlier = _SQLITE_CHOICE.scalar(conn, keys)
+            return PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post)
+        if _SQLITE_NEW_ANSWER.first(conn, _row(answer, post)) is None:
+            earlier = _SQLITE_CHOICE.scalar(conn, keys)
+            return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
+        if answer.points:
+            scored = Scored(server_id, post.season, post.deck_id, user_id, answer.points, answer.at)
+            add_points(conn, scored, before.server.timezone)
+        after = after_answer(before, target, answer.correct)
+        player = after or read_player(conn, server_id, user_id)
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
+
+
+def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
+    return {
+        "server_id": post.server_id,
+        "season": post.season,
+        "user_id": answer.user_id,
+        "deck_id": post.deck_id,
+        "question_id": post.question_id,
+        "post_id": post.id,
+        "choice": answer.choice,
+        "correct": answer.correct,
+        "points": answer.points,
+        "answered_at": answer.at,
+    }
+
+
+_SQLITE_CLICK = Compiled(POST_CLICK)
+_SQLITE_CHOICE = Compiled(POST_CHOICE)
+_SQLITE_NEW_ANSWER = Compiled(
+    sqlite.insert(answers)
+    .values({c.name: bindparam(c.name) for c in answers.c if c.name != "id" and c.name != "run_id"})
+    .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
+    .returning(answers.c.id)
+)
+
+
+def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[ColumnElement[str]]:
+    """`bot.core.leaderboard.answer_keys` in PostgreSQL's words (week from its Monday, month,
+    all time, in the server's zone), so a click's standings need no second round trip for
+    the zone; a contract test holds the two to the same keys across zones and DST."""
+    local = func.timezone(zone, at)
+    return [
+        literal("w") + func.to_char(func.date_trunc("week", local), "YYYY-MM-DD"),
+        literal("m") + func.to_char(local, "YYYY-MM"),
+        literal(ALL_TIME, String),
+    ]
+
+
+def _click(alone: bool) -> Select[Any]:
+    """The PostgreSQL click statement (see the module doc)."""
+    at = bindparam("answered_at", type_=UtcDateTime())
+    points = bindparam("points", type_=standings.c.points.type)
+    clicked = posts.alias("clicked")
+    newest = posts.alias("newest_scheduled")
+    post = (
+        select(
+            clicked,
+            select(newest.c.id)
+            .where(newest.c.server_id == clicked.c.server_id, newest.c.schedule_id.is_not(None))
+            .order_by(newest.c.opened_at.desc(), newest.c.id.desc())
+            .limit(1)
+            .scalar_subquery()
+            .label("newest_scheduled"),
+        )
+        .where(clicked.c.id == bindparam("post_id"))
+        .with_for_update(read=True, of=clicked)
+        .cte("post")
+    )
+    new_answer = (
+        postgresql.insert(answers)
+        .from_select(
+            [
+                "server_id",
+                "season",
+                "user_id",
+                "deck_id",
+                "question_id",
+                "post_id",
+                "choice",
+                "correct",
+                "points",
+                "answered_at",
+            ],
+            select(
+                post.c.server_id,
+                post.c.season,
+                bindparam("user_id"),
+                post.c.deck_id,
+                post.c.question_id,
+                post.c.id,
+                bindparam("choice"),
+                bindparam("correct"),
+                points,
+                at,
+            ).where(post.c.closed_at.is_(None)),
+        )
+        .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
+        .returning(answers.c.id, answers.c.server_id, answers.c.season, answers.c.deck_id)
+        .cte("new_answer")
+    )
+    zone = func.coalesce(
+        select(servers.c.timezone)
+        .where(servers.c.server_id == new_answer.c.server_id)
+        .scalar_subquery(),
+        "UTC",
+    )
+    boards = union_all(
+        *(
+            select(
+                new_answer.c.server_id,
+                new_answer.c.season,
+                key.label("period"),
+                deck.label("deck_key"),
+            ).where(points > 0)
+            for key in period_keys_sql(at, zone)
+            for deck in (new_answer.c.deck_id, literal(ALL_DECKS, String))
+        )
+    ).subquery("boards")
+    added_insert = postgresql.insert(standings).from_select(
+        ["server_id", "season", "period", "deck_key", "user_id", "points", "reached_at"],
+        select(
+            boards.c.server_id,
+            boards.c.season,
+            boards.c.period,
+            boards.c.deck_key,
+            bindparam("user_id"),
+            points,
+            at,
+        ),
+    )
+    added = (
+        added_insert.on_conflict_do_update(
+            index_elements=list(standings.primary_key.columns),
+            set_={
+                "points": standings.c.points + added_insert.excluded.points,
+                "reached_at": func.greatest(
+                    standings.c.reached_at, added_insert.excluded.reached_at
+                ),
+            },
+        )
+        .returning(
+            standings.c.server_id,
+            standings.c.season,
+            standings.c.period,
+            standings.c.deck_key,
+            standings.c.points,
+        )
+        .cte("added")
+    )
+    columns: list[Any] = [
+        post,
+        select(new_answer.c.id).scalar_subquery().label("new_id"),
+        POST_CHOICE.scalar_subquery().label("earlier"),
+        *player_columns(),
+    ]
+    if not alone:
+        columns.append(
+            select(
+                func.json_agg(
+                    func.json_build_array(added.c.period, added.c.deck_key, added.c.points)
+                )
+            )
+            .scalar_subquery()
+            .label("added")
+        )
+    stmt = select(*columns).select_from(MINE.outerjoin(post, true()))
+    if alone:
+        moves = union_all(
+            select(
+                added.c.server_id,
+                added.c.season,
+                added.c.period,
+                added.c.deck_key,
+                added.c.points,
+                literal(1).label("users"),
+            ),
+            select(
+                added.c.server_id,
+                added.c.season,
+                added.c.period,
+                added.c.deck_key,
+                (added.c.points - points).label("points"),
+                literal(-1).label("users"),
+            ).where(added.c.points > points),
+        ).subquery("moves")
+        counted = postgresql.insert(score_counts).from_select(
+            ["server_id", "season", "period", "deck_key", "points", "users"],
+            select(moves).order_by(
+                moves.c.server_id, moves.c.season, moves.c.period, moves.c.deck_key, moves.c.points
+            ),
+        )
+        moved = counted.on_conflict_do_update(
+            index_elements=list(score_counts.primary_key.columns),
+            set_={"users": score_counts.c.users + counted.excluded.users},
+        ).cte("moved")
+        stmt = stmt.add_cte(moved)
+    return stmt
+
+
+CLICK = _click(alone=False)
+CLICK_ALONE = _click(alone=True)
