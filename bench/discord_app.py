@@ -21,10 +21,10 @@ import discord
 
 from bench.procs import stdin_closed
 from bench.report import ROOT
-from bot.app import build_app
+from bot.bootstrap import build_app
 from bot.config import parse_config
 from bot.discord.client import INTENTS, QuizClient, use_endpoints
-from bot.logs import configure
+from bot.observability.logs import configure
 
 TOKEN = "fake-token"  # tests/discord/fake_discord.py's
 

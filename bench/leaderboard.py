@@ -33,11 +33,11 @@ from sqlalchemy.schema import CreateIndex
 from bench.databases import KINDS, Place, place
 from bench.report import Figure, failed, judged
 from bench.throughput import _sqlite_time, library
-from bot.core.actor import Actor
-from bot.core.clock import ManualClock
-from bot.core.leaderboard import Period
-from bot.core.quiz import Quiz
-from bot.locales import LOCALES
+from bot.domain.actor import Actor
+from bot.domain.clock import ManualClock
+from bot.domain.leaderboard import Period
+from bot.presentation.locales import LOCALES
+from bot.service.quiz import Quiz
 from bot.storage import tables
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.sql import open_store

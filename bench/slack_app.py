@@ -24,9 +24,9 @@ from slack_bolt.async_app import AsyncApp
 
 from bench.procs import free_port, stdin_closed
 from bench.report import ROOT
-from bot.app import build_app
+from bot.bootstrap import build_app
 from bot.config import parse_config
-from bot.logs import configure
+from bot.observability.logs import configure
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.client import web_client
 from bot.slack.runner import serve

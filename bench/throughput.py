@@ -26,14 +26,14 @@ from sqlalchemy import insert
 
 from bench.databases import KINDS, Place, place
 from bench.report import ROOT, Figure, failed, judged
-from bot.core.actor import Actor
-from bot.core.clock import SystemClock
-from bot.core.leaderboard import answer_keys
-from bot.core.quiz import Quiz
-from bot.core.store import AnswerStatus
 from bot.decks.loading import load_decks
 from bot.decks.model import DeckLibrary
-from bot.locales import LOCALES
+from bot.domain.actor import Actor
+from bot.domain.clock import SystemClock
+from bot.domain.leaderboard import answer_keys
+from bot.domain.records import AnswerStatus
+from bot.presentation.locales import LOCALES
+from bot.service.quiz import Quiz
 from bot.storage.engine import store_engine
 from bot.storage.sql import SqlStore, open_store
 from bot.storage.tables import ALL_DECKS, posts

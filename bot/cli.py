@@ -88,7 +88,7 @@ def _validate(config: Config, paths: Sequence[str]) -> int:
 
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
-    from bot.app import build_app
+    from bot.bootstrap import build_app
     from bot.console.play import Terminal, play
 
     app = await build_app(config)
@@ -101,7 +101,7 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
 
 
 async def _run(config: Config) -> int:
-    from bot.app import NothingToRun, build_app, check_platforms, run_platforms
+    from bot.bootstrap import NothingToRun, build_app, check_platforms, run_platforms
 
     try:
         check_platforms(config)  # before migrations, so a missing token is said first
@@ -172,7 +172,7 @@ async def _discord(config: Config, args: argparse.Namespace) -> int:
         print(invite_url(application_id_from_token(token)))
         return 0
     if args.discord_command == "sync":
-        from bot.app import build_app
+        from bot.bootstrap import build_app
         from bot.discord.sync import sync_commands
 
         if not config.secrets.discord_token:
@@ -202,7 +202,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "run":
         from dataclasses import astuple
 
-        from bot.logs import configure
+        from bot.observability.logs import configure
 
         configure(args.log_level, astuple(config.secrets), json_lines=not sys.stderr.isatty())
         return asyncio.run(_run(config))
@@ -221,7 +221,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from bot.app import DeckError
+    from bot.bootstrap import DeckError
 
     parser = _parser()
     args = parser.parse_args(argv)

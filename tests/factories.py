@@ -2,8 +2,9 @@
 
 from datetime import datetime
 
-from bot.core.store import PostAnswer, PostAnswerOutcome, PostRecord, QuizStore
 from bot.decks.model import Choice, Deck, DeckLibrary, Question
+from bot.domain.records import PostAnswer, PostAnswerOutcome, PostRecord
+from bot.service.ports import QuizStore
 
 
 def question(i: int, shuffle: bool = True) -> Question:

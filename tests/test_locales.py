@@ -4,7 +4,7 @@ import string
 
 import pytest
 
-from bot.locales import LOCALES, catalog, digits, text
+from bot.presentation.locales import LOCALES, catalog, digits, text
 
 
 def placeholders(template: str) -> set[str]:

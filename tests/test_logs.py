@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.logs import REDACTED, configure
+from bot.observability.logs import REDACTED, configure
 
 BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx"
 APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789"

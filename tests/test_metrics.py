@@ -1,6 +1,6 @@
 """The metrics Prometheus scrapes: counts and a latency histogram, per platform."""
 
-from bot.metrics import Metrics
+from bot.observability.metrics import Metrics
 
 
 def sample(text: str, name: str) -> float:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.app import build_app
+from bot.bootstrap import build_app
 from bot.config import load_config
 
 DECK = """title: "Deck {name}"

@@ -10,14 +10,13 @@ import textwrap
 from dataclasses import dataclass
 from typing import TextIO
 
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
-from bot.core.leaderboard import Period
-from bot.core.quiz import Quiz
-from bot.core.run import RunStep, RunSummary
 from bot.decks.model import Deck, pick
-from bot.locales import text
-from bot.messages import (
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import Period
+from bot.domain.run import RunStep, RunSummary
+from bot.presentation.locales import text
+from bot.presentation.messages import (
     AnswerMessage,
     QuestionMessage,
     error_text,
@@ -26,6 +25,7 @@ from bot.messages import (
     step_message,
     summary_message,
 )
+from bot.service.quiz import Quiz
 
 LOCAL_SERVER = "local"
 WIDTH = 78

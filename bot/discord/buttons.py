@@ -15,17 +15,22 @@ from typing import Any, Self
 
 import discord
 
-from bot.clicklog import DONE, Handled
-from bot.core.answer import AnswerResult
-from bot.core.post import LETTERS, PostView
-from bot.core.run import RunFeedback, RunStep
-from bot.core.store import AnswerStatus
 from bot.discord import embeds as render
 from bot.discord.clicks import clicked
 from bot.discord.identity import actor
 from bot.discord.replies import client_of, send, update
-from bot.locales import text
-from bot.messages import answer_message, feedback_message, step_message, summary_message
+from bot.domain.answer import AnswerResult
+from bot.domain.post import LETTERS, PostView
+from bot.domain.records import AnswerStatus
+from bot.domain.run import RunFeedback, RunStep
+from bot.observability.clicklog import DONE, Handled
+from bot.presentation.locales import text
+from bot.presentation.messages import (
+    answer_message,
+    feedback_message,
+    step_message,
+    summary_message,
+)
 
 Button = discord.ui.Button[discord.ui.View]
 _ID = r"[0-9]{1,18}"  # a database id that fits a signed 64-bit integer

@@ -1,6 +1,6 @@
 """A click's life on Discord: admitted (`bot.service.admission`), its button's work (which
 commits, then answers in the interaction's first callback), the clicker told of a failure,
-then one metrics sample and one log line (`bot.clicklog`, as on Slack), timed from its
+then one metrics sample and one log line (`bot.observability.clicklog`, as on Slack), timed from its
 arrival."""
 
 from __future__ import annotations
@@ -11,11 +11,11 @@ from collections.abc import Awaitable, Callable
 
 import discord
 
-from bot.clicklog import Handled, failed, record
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
 from bot.discord.identity import NotInGuild, actor
 from bot.discord.replies import client_of, report
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.observability.clicklog import Handled, failed, record
 from bot.service.admission import Closing
 
 log = logging.getLogger("quizbot.discord")

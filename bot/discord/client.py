@@ -15,17 +15,17 @@ import aiohttp
 import discord
 import yarl
 
-from bot.clicklog import Handled
 from bot.config import DiscordConfig, SetupError
-from bot.core.errors import QuizError
 from bot.discord import buttons, clicks, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import PostMessages
 from bot.discord.translator import CatalogTranslator
+from bot.domain.errors import QuizError
+from bot.observability.clicklog import Handled
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.bootstrap import App
 
 log = logging.getLogger("quizbot.discord")
 

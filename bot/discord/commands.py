@@ -14,10 +14,6 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
-from bot.core.leaderboard import Period
-from bot.core.run import RunSummary
 from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.clicks import PLATFORM, outcome
@@ -33,8 +29,13 @@ from bot.discord.permissions import EDITS, warn_permissions
 from bot.discord.replies import client_of, in_time, report, send
 from bot.discord.schedules import ScheduleCommands
 from bot.discord.translator import catalog_string as _
-from bot.locales import LOCALES, language_name, text
-from bot.messages import (
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import Period
+from bot.domain.run import RunSummary
+from bot.observability.metrics import Metrics
+from bot.presentation.locales import LOCALES, language_name, text
+from bot.presentation.messages import (
     decks_message,
     leaderboard_message,
     post_message,
@@ -43,7 +44,6 @@ from bot.messages import (
     step_message,
     summary_message,
 )
-from bot.metrics import Metrics
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizClient

@@ -13,16 +13,16 @@ import logging
 
 import discord
 
-from bot.core.actor import Actor
-from bot.core.delivery import DeliveryError
-from bot.core.post import PostView, Reveal
-from bot.core.quiz import Quiz
-from bot.core.schedule import Schedule
 from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.posts import NO_PINGS, PostMessages, message_ref
-from bot.locales import text
-from bot.messages import post_message
+from bot.domain.actor import Actor
+from bot.domain.post import PostView, Reveal
+from bot.domain.schedule import Schedule
+from bot.presentation.locales import text
+from bot.presentation.messages import post_message
+from bot.service.delivery import DeliveryError
+from bot.service.quiz import Quiz
 
 log = logging.getLogger("quizbot.discord")
 
@@ -43,7 +43,7 @@ def refusal(error: discord.HTTPException) -> str:
 
 
 class DiscordDelivery:
-    """`bot.core.delivery.Delivery` for Discord."""
+    """`bot.service.delivery.Delivery` for Discord."""
 
     def __init__(self, client: discord.Client, quiz: Quiz, posts: PostMessages) -> None:
         self._client = client

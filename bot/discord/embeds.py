@@ -1,4 +1,5 @@
-"""Embeds drawn from the platform-neutral pieces in `bot.messages`, within Discord's limits.
+"""Embeds drawn from the platform-neutral pieces in `bot.presentation.messages`, within
+Discord's limits.
 
 Deck text is escaped for Discord markdown here (the pieces carry it untouched); numbered
 lines keep their own numbers (Discord would renumber "1. 1. 3." as a list). Every length is
@@ -13,8 +14,14 @@ from collections.abc import Iterable, Sequence
 import discord
 from discord.utils import escape_markdown
 
-from bot.messages import AnswerMessage, BoardMessage, QuestionMessage, RevealMessage, SummaryMessage
-from bot.schedule_messages import ScheduleMessage
+from bot.presentation.messages import (
+    AnswerMessage,
+    BoardMessage,
+    QuestionMessage,
+    RevealMessage,
+    SummaryMessage,
+)
+from bot.presentation.schedule_messages import ScheduleMessage
 
 TITLE = 256
 DESCRIPTION = 4096

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import discord
 
-from bot.core.actor import Actor
+from bot.domain.actor import Actor
 
 PREFIX = "discord:"
 

@@ -13,12 +13,12 @@ from zoneinfo import available_timezones
 import discord
 from discord import app_commands
 
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
 from bot.decks.model import pick
 from bot.discord import embeds as render
 from bot.discord.identity import NotInGuild, actor
 from bot.discord.replies import client_of
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
 
 CHOICE_NAME = 100
 MAX_CHOICES = 25

@@ -11,7 +11,7 @@ import discord
 
 from bot.discord.identity import actor
 from bot.discord.replies import client_of, send
-from bot.locales import text
+from bot.presentation.locales import text
 
 Need = tuple[tuple[str, str], ...]
 """(discord.Permissions attribute, the name Discord's settings show)."""

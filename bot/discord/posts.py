@@ -15,13 +15,13 @@ from contextlib import asynccontextmanager
 
 import discord
 
-from bot.core.clock import Clock
-from bot.core.post import Reveal
-from bot.core.quiz import Quiz
 from bot.discord import buttons
 from bot.discord import embeds as render
-from bot.messages import post_message, reveal_message
-from bot.refresh import Refresher
+from bot.domain.clock import Clock
+from bot.domain.post import Reveal
+from bot.presentation.messages import post_message, reveal_message
+from bot.service.quiz import Quiz
+from bot.service.refresh import Refresher
 
 log = logging.getLogger("quizbot.discord")
 NO_PINGS = discord.AllowedMentions.none()  # edits do not inherit the client's default

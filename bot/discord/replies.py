@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 import discord
 from discord.utils import MISSING
 
-from bot.core.errors import QuizError
 from bot.discord import embeds as render
 from bot.discord.identity import NotInGuild, actor
-from bot.locales import FALLBACK, catalog, text
-from bot.messages import error_text
+from bot.domain.errors import QuizError
+from bot.presentation.locales import FALLBACK, catalog, text
+from bot.presentation.messages import error_text
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizClient

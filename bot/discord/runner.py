@@ -8,7 +8,7 @@ from bot.config import Config, SetupError
 from bot.discord.client import QuizClient, login, login_token, use_endpoints
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.bootstrap import App
 
 
 def check_setup(config: Config) -> None:

@@ -1,7 +1,7 @@
 """/quizadmin schedule set|show|off|now: the daily question, one `Schedules` call each.
 
 The bot checks Manage Server itself (the core checks again). Replies are private embeds
-drawn from `bot.schedule_messages`; the few strings there written in Slack's syntax
+drawn from `bot.presentation.schedule_messages`; the few strings there written in Slack's syntax
 ("/quiz schedule set HH:MM ZONE") have a Discord wording under `[discord]` instead.
 """
 
@@ -12,9 +12,6 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.core.actor import Actor
-from bot.core.delivery import DeliveryError
-from bot.core.schedules import ScheduleList
 from bot.discord import embeds as render
 from bot.discord.delivery import channel_mention
 from bot.discord.options import (
@@ -28,8 +25,15 @@ from bot.discord.options import (
 from bot.discord.permissions import POSTS, warn_permissions
 from bot.discord.replies import client_of, in_time, send
 from bot.discord.translator import catalog_string as _
-from bot.locales import text
-from bot.schedule_messages import ScheduleMessage, schedule_list_message, schedule_set_message
+from bot.domain.actor import Actor
+from bot.presentation.locales import text
+from bot.presentation.schedule_messages import (
+    ScheduleMessage,
+    schedule_list_message,
+    schedule_set_message,
+)
+from bot.service.delivery import DeliveryError
+from bot.service.schedules import ScheduleList
 
 if TYPE_CHECKING:
     from bot.discord.client import QuizClient

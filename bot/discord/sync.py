@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import app_commands
 
-from bot.core.store import QuizStore
+from bot.service.ports import QuizStore
 
 if TYPE_CHECKING:
-    from bot.app import App
+    from bot.bootstrap import App
 
 log = logging.getLogger("quizbot.discord")
 

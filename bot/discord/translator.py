@@ -10,7 +10,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.locales import LOCALES, text
+from bot.presentation.locales import LOCALES, text
 
 
 def catalog_string(key: str) -> app_commands.locale_str:

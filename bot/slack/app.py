@@ -23,12 +23,12 @@ from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.app import App
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
-from bot.core.quiz import Quiz
-from bot.metrics import Metrics
+from bot.bootstrap import App
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.observability.metrics import Metrics
 from bot.service.admission import Admission, Closing
+from bot.service.quiz import Quiz
 from bot.slack import actions
 from bot.slack.blocks import text_reply
 from bot.slack.clicks import Click, Clicks, Said, record

@@ -1,4 +1,4 @@
-"""Block Kit from `bot.messages` pieces, built with slack_sdk's block models.
+"""Block Kit from `bot.presentation.messages` pieces, built with slack_sdk's block models.
 
 The models check Slack's limits in `to_dict()`, so a payload that Slack would refuse fails
 here first. Deck text only ever goes into plain_text objects, which Slack never parses: a
@@ -29,12 +29,12 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot import messages
-from bot.core.answer import AnswerResult
-from bot.core.post import PostView, Reveal
-from bot.core.run import RunFeedback, RunStep, RunSummary
-from bot.locales import text
-from bot.schedule_messages import ScheduleMessage
+from bot.domain.answer import AnswerResult
+from bot.domain.post import PostView, Reveal
+from bot.domain.run import RunFeedback, RunStep, RunSummary
+from bot.presentation import messages
+from bot.presentation.locales import text
+from bot.presentation.schedule_messages import ScheduleMessage
 from bot.slack import actions
 from bot.slack.mrkdwn import (
     channel_parts,
@@ -272,7 +272,7 @@ def _rich(lines: Sequence[str], *, bold_first: bool = False) -> RichTextBlock:
 
 
 def schedule_reply(msg: ScheduleMessage) -> Reply:
-    """A `bot.schedule_messages` message: its title in bold, then its lines."""
+    """A `bot.presentation.schedule_messages` message: its title in bold, then its lines."""
     return Reply(
         clip_markup(with_channels(msg.fallback), SECTION_LIMIT),
         [_rich([msg.title, *msg.lines], bold_first=True)],

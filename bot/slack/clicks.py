@@ -13,15 +13,17 @@ from typing import Any
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import clicklog
-from bot.clicklog import DONE, failed
-from bot.clicklog import Handled as Handled  # re-exported: the listeners type their results
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
-from bot.core.quiz import Quiz
-from bot.core.store import AnswerStatus
-from bot.locales import text
-from bot.metrics import Metrics
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.domain.records import AnswerStatus
+from bot.observability import clicklog
+from bot.observability.clicklog import DONE, failed
+from bot.observability.clicklog import (
+    Handled as Handled,  # re-exported: the listeners type their results
+)
+from bot.observability.metrics import Metrics
+from bot.presentation.locales import text
+from bot.service.quiz import Quiz
 from bot.slack import actions, blocks
 from bot.slack.blocks import Reply
 from bot.slack.posts import Posts

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import messages
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
-from bot.core.leaderboard import Period
-from bot.core.quiz import Quiz
-from bot.core.run import RunStep
-from bot.locales import language_name, text
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import Period
+from bot.domain.run import RunStep
+from bot.presentation import messages
+from bot.presentation.locales import language_name, text
+from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.mrkdwn import placeholder, user_of
 from bot.slack.posts import SENDING_FAILED, CannotPost, Posts

@@ -14,13 +14,13 @@ import logging
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.actor import Actor
-from bot.core.delivery import DeliveryError
-from bot.core.post import PostView, Reveal
-from bot.core.quiz import Quiz
-from bot.core.schedule import Schedule
-from bot.locales import text
-from bot.schedule_messages import delivery_failure_text
+from bot.domain.actor import Actor
+from bot.domain.post import PostView, Reveal
+from bot.domain.schedule import Schedule
+from bot.presentation.locales import text
+from bot.presentation.schedule_messages import delivery_failure_text
+from bot.service.delivery import DeliveryError
+from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.client import web_client
 from bot.slack.mrkdwn import channel_placeholder
@@ -76,7 +76,7 @@ class Workspaces:
 
 
 class SlackDelivery:
-    """`bot.core.delivery.Delivery` for Slack, drawing through the same `Posts` as the
+    """`bot.service.delivery.Delivery` for Slack, drawing through the same `Posts` as the
     commands (so a scheduled post's count redraw and its reveal take turns too)."""
 
     def __init__(self, posts: Posts, workspaces: Workspaces, quiz: Quiz) -> None:

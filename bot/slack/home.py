@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot import messages
-from bot.core.actor import Actor
-from bot.core.leaderboard import Period
-from bot.core.quiz import Quiz
+from bot.domain.actor import Actor
+from bot.domain.leaderboard import Period
+from bot.presentation import messages
+from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.mrkdwn import placeholder
 

@@ -21,8 +21,8 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from bot.app import App
-from bot.metrics import CONTENT_TYPE
+from bot.bootstrap import App
+from bot.observability.metrics import CONTENT_TYPE
 from bot.service.admission import Closing
 from bot.slack.app import SlackBot
 from bot.slack.dedup import SeenSignatures

@@ -16,7 +16,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.actor import Actor
+from bot.domain.actor import Actor
 
 log = logging.getLogger("quizbot.slack")
 _ADMIN_FLAGS = ("is_admin", "is_owner", "is_primary_owner")

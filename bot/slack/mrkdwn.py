@@ -41,8 +41,8 @@ def mention(user_id: str) -> str:
 def placeholder(user_id: str) -> str:
     """A stand-in for a mention that survives `escape`; `with_mentions` turns it into one.
 
-    `bot.messages` puts user names into its texts; the texts are escaped as a whole, so the
-    mentions go in as placeholders and come out as real `<@U...>` after escaping.
+    `bot.presentation.messages` puts user names into its texts; the texts are escaped as a
+    whole, so the mentions go in as placeholders and come out as real `<@U...>` after escaping.
     """
     return f"\x1f{user_id}\x1f"
 
@@ -58,7 +58,7 @@ def _mention_or_text(match: re.Match[str]) -> str:
 
 
 def channel_placeholder(channel_id: str) -> str:
-    """A stand-in for a channel link (`bot.schedule_messages`' ChannelRef on Slack):
+    """A stand-in for a channel link (`bot.presentation.schedule_messages`' ChannelRef on Slack):
     `with_channels` makes it `<#C123>` in mrkdwn, `channel_parts` a rich-text channel."""
     return f"\x1e{channel_id}\x1e"
 

@@ -11,10 +11,10 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.core.clock import Clock
-from bot.core.post import PostView, Reveal
-from bot.core.quiz import Quiz
-from bot.refresh import Refresher
+from bot.domain.clock import Clock
+from bot.domain.post import PostView, Reveal
+from bot.service.quiz import Quiz
+from bot.service.refresh import Refresher
 from bot.slack import blocks
 
 log = logging.getLogger("quizbot.slack")

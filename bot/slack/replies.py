@@ -15,12 +15,12 @@ import aiohttp
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.webhook.async_client import AsyncWebhookClient
 
-from bot.core.actor import Actor
-from bot.core.errors import QuizError
-from bot.core.quiz import Quiz
-from bot.core.store import StoreUnavailable
-from bot.locales import FALLBACK, text
-from bot.messages import error_text
+from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
+from bot.presentation.locales import FALLBACK, text
+from bot.presentation.messages import error_text
+from bot.service.ports import StoreUnavailable
+from bot.service.quiz import Quiz
 from bot.slack import client as web_api
 from bot.slack.blocks import Reply, text_reply
 from bot.slack.posts import CannotPost

@@ -17,7 +17,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 
-from bot.app import App
+from bot.bootstrap import App
 from bot.config import Config
 from bot.service.admission import Admission, Closing
 from bot.slack.app import SlackBot, build_slack

@@ -1,23 +1,23 @@
 """`/quiz schedule set|show|off|now`: the daily question, one `Schedules` call each.
 
-Replies are `bot.schedule_messages`' texts with channels as links. The question `now` posts
-goes out through the Slack delivery, like the daily one.
+Replies are `bot.presentation.schedule_messages`' texts with channels as links. The question
+`now` posts goes out through the Slack delivery, like the daily one.
 """
 
 from __future__ import annotations
 
 import logging
 
-from bot.core.delivery import DeliveryError
-from bot.core.errors import QuizError
-from bot.core.schedule import parse_set_args
-from bot.core.schedules import Schedules
-from bot.schedule_messages import (
+from bot.domain.errors import QuizError
+from bot.domain.schedule import parse_set_args
+from bot.presentation.schedule_messages import (
     schedule_list_message,
     schedule_now_text,
     schedule_off_message,
     schedule_set_message,
 )
+from bot.service.delivery import DeliveryError
+from bot.service.schedules import Schedules
 from bot.slack import blocks
 from bot.slack.commands import Command, Request
 from bot.slack.delivery import SlackDelivery, now_failed_text

@@ -21,7 +21,7 @@ from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
-from bot.core.store import StoreUnavailable
+from bot.service.ports import StoreUnavailable
 from bot.storage.transactions import READ, WRITE
 from bot.storage.url import database_url
 

@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection
 
-from bot.core.store import Player, ServerSettings, Totals
+from bot.domain.records import Player, ServerSettings, Totals
 from bot.storage.tables import answers, posts, servers, user_settings
 
 AnyRow = Row[*tuple[Any, ...]]

@@ -28,8 +28,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from bot.core.leaderboard import ALL_TIME
-from bot.core.store import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
+from bot.domain.leaderboard import ALL_TIME
+from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.storage.compiled import Compiled, utc
 from bot.storage.player import (
     MINE,
@@ -159,7 +159,7 @@ _SQLITE_NEW_ANSWER = Compiled(
 
 
 def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[ColumnElement[str]]:
-    """`bot.core.leaderboard.answer_keys` in PostgreSQL's words (week from its Monday, month,
+    """`bot.domain.leaderboard.answer_keys` in PostgreSQL's words (week from its Monday, month,
     all time, in the server's zone), so a click's standings need no second round trip for
     the zone; a contract test holds the two to the same keys across zones and DST."""
     local = func.timezone(zone, at)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from bot.core.schedule import Schedule, parse_days
-from bot.core.store import (
+from bot.domain.records import (
     PostRecord,
     RunAnswerRecord,
     RunRecord,
@@ -13,6 +12,7 @@ from bot.core.store import (
     SlotStatus,
     Standing,
 )
+from bot.domain.schedule import Schedule, parse_days
 from bot.storage.player import AnyRow
 
 

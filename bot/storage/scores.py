@@ -18,7 +18,7 @@ from sqlalchemy import Table, bindparam, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from bot.core.leaderboard import answer_keys
+from bot.domain.leaderboard import answer_keys
 from bot.storage.compiled import Compiled
 from bot.storage.tables import ALL_DECKS, score_counts, standings
 from bot.storage.transactions import accumulate

@@ -29,8 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.core.schedule import Schedule
-from bot.core.store import (
+from bot.domain.records import (
     AnswerStatus,
     EnabledSchedule,
     NewPost,
@@ -49,6 +48,7 @@ from bot.core.store import (
     StandingsQuery,
     Totals,
 )
+from bot.domain.schedule import Schedule
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
 from bot.storage.player import (
     POST_CHOICE,

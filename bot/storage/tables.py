@@ -272,7 +272,7 @@ standings = Table(
 """Points per (server, season, period, deck or all decks, user), kept in step with `answers`
 in the transaction that stores each scoring answer: the leaderboard reads ten rows of an
 index instead of grouping years of answers. A period is a key from
-`bot.core.leaderboard.period_key` ("w2026-01-05", "m2026-01", "all"), fixed in the server's
+`bot.domain.leaderboard.period_key` ("w2026-01-05", "m2026-01", "all"), fixed in the server's
 time zone when the answer is stored. Only users with points > 0 have rows."""
 Index(
     "ix_standings_rank",

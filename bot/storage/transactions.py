@@ -35,7 +35,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
-from bot.core.store import StoreUnavailable
+from bot.service.ports import StoreUnavailable
 
 T = TypeVar("T")
 X = TypeVar("X")

@@ -8,16 +8,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from bot.core.actor import Actor
-from bot.core.clock import ManualClock
-from bot.core.delivery import DeliveryError
-from bot.core.post import PostView, Reveal
-from bot.core.quiz import Quiz
-from bot.core.schedule import Schedule
-from bot.core.scheduler import Scheduler
-from bot.core.schedules import Schedules
-from bot.core.store import QuizStore
 from bot.decks.model import DeckLibrary
+from bot.domain.actor import Actor
+from bot.domain.clock import ManualClock
+from bot.domain.post import PostView, Reveal
+from bot.domain.schedule import Schedule
+from bot.service.delivery import DeliveryError
+from bot.service.ports import QuizStore
+from bot.service.quiz import Quiz
+from bot.service.scheduler import Scheduler
+from bot.service.schedules import Schedules
 from tests import factories
 
 

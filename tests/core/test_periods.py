@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from bot.core.leaderboard import Period, period_bounds
+from bot.domain.leaderboard import Period, period_bounds
 
 
 def utc(*args: int) -> datetime:

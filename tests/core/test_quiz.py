@@ -8,13 +8,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.core.actor import Actor
-from bot.core.clock import ManualClock
-from bot.core.errors import QuizError
-from bot.core.leaderboard import Period
-from bot.core.quiz import Quiz
-from bot.core.run import RunStep, RunSummary
-from bot.core.store import AnswerStatus, QuizStore
+from bot.domain.actor import Actor
+from bot.domain.clock import ManualClock
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import Period
+from bot.domain.records import AnswerStatus
+from bot.domain.run import RunStep, RunSummary
+from bot.service.ports import QuizStore
+from bot.service.quiz import Quiz
 from tests import factories
 
 START = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)  # a Wednesday

@@ -18,9 +18,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.core.clock import ManualClock
-from bot.core.schedule import Days
-from bot.core.store import QuizStore, SlotStatus
+from bot.domain.clock import ManualClock
+from bot.domain.records import SlotStatus
+from bot.domain.schedule import Days
+from bot.service.ports import QuizStore
 from tests.core.schedule_fakes import FakeDelivery, admin, world
 
 SIMULATED_DAYS = 60

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.core.errors import QuizError
-from bot.core.schedule import (
+from bot.domain.errors import QuizError
+from bot.domain.schedule import (
     Days,
     Schedule,
     ScheduleArgs,

@@ -9,9 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.core.clock import ManualClock
-from bot.core.schedule import Schedule
-from bot.core.store import NewSchedule, QuizStore, SlotStatus
+from bot.domain.clock import ManualClock
+from bot.domain.records import NewSchedule, SlotStatus
+from bot.domain.schedule import Schedule
+from bot.service.ports import QuizStore
 from tests.core.schedule_fakes import FakeDelivery, World, admin, user, world
 from tests.storage.databases import Database
 

@@ -6,10 +6,10 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from bot.core.clock import ManualClock
-from bot.core.errors import QuizError
-from bot.core.store import QuizStore, SlotStatus
-from bot.schedule_messages import (
+from bot.domain.clock import ManualClock
+from bot.domain.errors import QuizError
+from bot.domain.records import SlotStatus
+from bot.presentation.schedule_messages import (
     delivery_failure_text,
     local_when,
     schedule_list_message,
@@ -17,6 +17,7 @@ from bot.schedule_messages import (
     schedule_off_message,
     schedule_set_message,
 )
+from bot.service.ports import QuizStore
 from tests import factories
 from tests.core.schedule_fakes import World, admin, user, world
 

@@ -26,9 +26,9 @@ from discord_harness import (
 )
 from fake_discord import TOKEN, FakeDiscord
 
-from bot.core.clock import Clock
 from bot.decks.model import DeckLibrary
 from bot.discord.client import QuizClient
+from bot.domain.clock import Clock
 
 
 @pytest.fixture

@@ -16,13 +16,13 @@ from typing import Any
 import discord
 from fake_discord import APP_ID, EPHEMERAL, TOKEN, FakeDiscord, Interaction, user
 
-from bot.app import App, build_app
+from bot.bootstrap import App, build_app
 from bot.config import parse_config
-from bot.core.clock import Clock
 from bot.decks.loading import load_decks
 from bot.decks.model import Choice, Deck, DeckLibrary, Question
 from bot.discord.client import QuizClient
 from bot.discord.sync import PERMISSIONS
+from bot.domain.clock import Clock
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
 GUILD_1 = 111111111111111111

@@ -15,8 +15,8 @@ from discord_harness import (
 )
 from fake_discord import FakeDiscord
 
-from bot.core.run import run_order
 from bot.decks.model import Choice, Deck, Question
+from bot.domain.run import run_order
 
 LONG = "Long text with *markdown* and _underscores_ " * 150  # ~6600 characters
 

@@ -10,7 +10,7 @@ import time
 import pytest
 from discord_harness import BotFactory, DiscordBot, Person, eventually
 
-from bot.core.store import StoreUnavailable
+from bot.service.ports import StoreUnavailable
 
 
 async def test_200_clicks_at_once(make_bot: BotFactory) -> None:

@@ -11,8 +11,8 @@ import pytest
 from discord_harness import ADMIN, ALICE, BOB, GUILD_1, DiscordBot, eventually, with_button
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.core.store import StoreUnavailable
-from bot.logs import JsonFormatter, Redactor
+from bot.observability.logs import JsonFormatter, Redactor
+from bot.service.ports import StoreUnavailable
 
 SERVER = f"discord:{GUILD_1}"
 Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]

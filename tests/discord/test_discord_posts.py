@@ -21,7 +21,7 @@ from discord_harness import (
 )
 from fake_discord import EPHEMERAL
 
-from bot.core.errors import QuizError
+from bot.domain.errors import QuizError
 
 
 async def test_post_is_an_embed_with_a_button_per_choice(bot: DiscordBot) -> None:

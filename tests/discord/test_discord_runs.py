@@ -6,7 +6,7 @@ from __future__ import annotations
 from discord_harness import BOB, DiscordBot, Reply, extra_followups
 from fake_discord import EPHEMERAL
 
-from bot.core.run import run_order
+from bot.domain.run import run_order
 
 
 def right_label(bot: DiscordBot, step: Reply) -> str:

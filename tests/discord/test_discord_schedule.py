@@ -18,8 +18,8 @@ from discord_harness import (
 )
 from fake_discord import FakeDiscord
 
-from bot.core.clock import ManualClock
 from bot.discord.options import COMMON_ZONES, zones_matching
+from bot.domain.clock import ManualClock
 
 MONDAY = datetime(2026, 3, 2, 2, 0, tzinfo=UTC)  # 08:00 in Dhaka (UTC+6, no DST)
 AT_NINE = MONDAY + timedelta(hours=1)  # 09:00 in Dhaka

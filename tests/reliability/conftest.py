@@ -36,9 +36,9 @@ import pytest
 import yaml
 from aiohttp import web
 
-from bot.app import App, build_app
+from bot.bootstrap import App, build_app
 from bot.config import parse_config
-from bot.core.store import QuizStore
+from bot.service.ports import QuizStore
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
 from tests.slack.fake_slack import FakeSlack, Workspace
@@ -125,13 +125,18 @@ paths = [{json.dumps(str(decks))}]
 """
     if discord_urls is not None:
         rest, gateway = discord_urls
-        return head + f"""
+        return (
+            head
+            + f"""
 [discord]
 enabled = true
 api_url = {json.dumps(rest)}
 gateway_url = {json.dumps(gateway)}
 """
-    return head + f"""
+        )
+    return (
+        head
+        + f"""
 [slack]
 enabled = true
 mode = {json.dumps(mode)}
@@ -140,6 +145,7 @@ port = {port}
 api_url = {json.dumps(api_url)}
 admins = {json.dumps(list(admins))}
 """
+    )
 
 
 # The fake Slack, with faults ----------------------------------------------------------

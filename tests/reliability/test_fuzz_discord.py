@@ -24,8 +24,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.core.leaderboard import Period
-from bot.locales import LOCALES
+from bot.domain.leaderboard import Period
+from bot.presentation.locales import LOCALES
 from tests.reliability.conftest import TRACEBACK
 from tests.reliability.discord_live import fake, make_bot
 

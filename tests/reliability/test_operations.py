@@ -10,7 +10,7 @@ import logging
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot import metrics
+from bot.observability import metrics
 from bot.storage import open_store
 from tests.reliability.conftest import (
     RIGHT,

@@ -19,11 +19,11 @@ import pytest
 from aiohttp import web
 from slack_sdk.models.blocks import Block
 
-from bot.app import App, build_app
+from bot.bootstrap import App, build_app
 from bot.config import parse_config
-from bot.core.clock import Clock
 from bot.decks.loading import load_decks
 from bot.decks.model import Choice, Deck, DeckLibrary, Question
+from bot.domain.clock import Clock
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
 from tests.slack.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 from slack_sdk.models.blocks import Block
 
-from bot.core.post import PostView, build_reveal
-from bot.core.store import PostRecord
 from bot.decks.model import Choice, Deck, Question
+from bot.domain.post import PostView, build_reveal
+from bot.domain.records import PostRecord
 from bot.slack import blocks
 from bot.slack.mrkdwn import clip_markup, escape
 from tests.slack.conftest import TEST_DECK, Slack, validate_blocks

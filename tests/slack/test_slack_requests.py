@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from bot.core.quiz import Quiz
+from bot.service.quiz import Quiz
 from tests.slack.conftest import TEST_DECK, Slack
 from tests.slack.harness import all_text
 

@@ -185,7 +185,7 @@ async def test_an_unreachable_slack_is_a_setup_error(make_slack: SlackFactory) -
 
 
 async def test_no_token_at_all_is_a_setup_error(tmp_path: Path) -> None:
-    from bot.app import build_app
+    from bot.bootstrap import build_app
     from bot.slack.app import build_slack
     from tests.slack.conftest import library
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.core.actor import Actor
-from bot.core.run import run_order
+from bot.domain.actor import Actor
+from bot.domain.run import run_order
 from tests.slack.conftest import SEED_DECK, TEST_DECK, Slack
 from tests.slack.harness import all_text, buttons
 

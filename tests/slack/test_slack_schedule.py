@@ -9,7 +9,7 @@ from typing import Any
 import aiohttp
 import pytest
 
-from bot.core.clock import ManualClock
+from bot.domain.clock import ManualClock
 from bot.slack.delivery import refusal
 from tests.slack.conftest import TEST_DECK, Slack, SlackFactory, eventually
 from tests.slack.fake_slack import BOT_TOKEN, Call

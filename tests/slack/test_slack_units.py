@@ -17,7 +17,7 @@ from bot.slack.identity import is_admin_profile, server_id
 from bot.slack.mrkdwn import clip, escape, mention, placeholder, user_of, with_mentions
 from bot.slack.oauth import SCOPES
 
-LOCALES = Path(__file__).resolve().parents[2] / "bot" / "locales"
+LOCALES = Path(__file__).resolve().parents[2] / "bot" / "presentation" / "locales"
 
 
 @pytest.mark.parametrize(
@@ -128,7 +128,7 @@ def test_slack_catalogs_have_the_same_keys_and_placeholders() -> None:
 
 
 def test_manifest_matches_the_code() -> None:
-    manifest = yaml.safe_load((LOCALES.parents[1] / "slack-manifest.yaml").read_text("utf-8"))
+    manifest = yaml.safe_load((LOCALES.parents[2] / "slack-manifest.yaml").read_text("utf-8"))
     assert tuple(manifest["oauth_config"]["scopes"]["bot"]) == SCOPES
     assert [c["command"] for c in manifest["features"]["slash_commands"]] == [COMMAND]
     assert manifest["features"]["slash_commands"][0]["should_escape"] is True  # <@U1|name>

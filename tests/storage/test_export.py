@@ -7,9 +7,9 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.core.actor import Actor
-from bot.core.clock import ManualClock
-from bot.core.quiz import Quiz
+from bot.domain.actor import Actor
+from bot.domain.clock import ManualClock
+from bot.service.quiz import Quiz
 from bot.storage.export import export_server
 from tests import factories
 from tests.storage.databases import Database

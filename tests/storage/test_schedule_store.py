@@ -13,7 +13,7 @@ from alembic.config import Config
 from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
-from bot.core.store import NewPost, NewSchedule, SlotStatus
+from bot.domain.records import NewPost, NewSchedule, SlotStatus
 from bot.storage import SqlStore
 from bot.storage.engine import MIGRATIONS, store_engine
 

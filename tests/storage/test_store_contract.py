@@ -13,7 +13,7 @@ from sqlalchemy import Engine, event, text
 from sqlalchemy.exc import StatementError
 from sqlalchemy.util import await_only
 
-from bot.core.store import (
+from bot.domain.records import (
     AnswerStatus,
     NewPost,
     PostAnswer,
@@ -23,9 +23,9 @@ from bot.core.store import (
     ServerSettings,
     Standing,
     StandingsQuery,
-    StoreUnavailable,
     Totals,
 )
+from bot.service.ports import StoreUnavailable
 from bot.storage import SqlStore
 from bot.storage.compiled import Compiled
 from tests.factories import click

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.actor import Actor
-from bot.core.clock import SystemClock
-from bot.core.errors import QuizError
-from bot.core.quiz import Quiz
-from bot.core.store import AnswerStatus
+from bot.domain.actor import Actor
+from bot.domain.clock import SystemClock
+from bot.domain.errors import QuizError
+from bot.domain.records import AnswerStatus
+from bot.service.quiz import Quiz
 from bot.storage import database_url, open_store
 from tests import factories
 from tests.storage.databases import POSTGRES_URL

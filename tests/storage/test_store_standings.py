@@ -13,8 +13,8 @@ from alembic.config import Config
 from sqlalchemy import delete
 from sqlalchemy.engine import Connection
 
-from bot.core.leaderboard import Period, period_bounds, period_key
-from bot.core.store import NewPost, StandingsQuery
+from bot.domain.leaderboard import Period, period_bounds, period_key
+from bot.domain.records import NewPost, StandingsQuery
 from bot.storage import SqlStore
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import standings
@@ -144,7 +144,7 @@ async def test_postgresql_period_keys_match_the_core_across_zones_and_dst(
     of a week, a month and a year. (SQLite's clicks use `answer_keys` itself.)"""
     from sqlalchemy import bindparam, select
 
-    from bot.core.leaderboard import answer_keys
+    from bot.domain.leaderboard import answer_keys
     from bot.storage import open_store
     from bot.storage.post_answers import period_keys_sql
     from bot.storage.tables import UtcDateTime

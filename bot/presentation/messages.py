@@ -9,15 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from bot.core.answer import AnswerResult
-from bot.core.errors import QuizError
-from bot.core.leaderboard import Leaderboard
-from bot.core.post import PostView, Reveal, ShownChoice
-from bot.core.run import RunFeedback, RunStep, RunSummary
-from bot.core.stats import Stats
-from bot.core.store import AnswerStatus
 from bot.decks.model import Deck, pick
-from bot.locales import digits, language_name, text
+from bot.domain.answer import AnswerResult
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import Leaderboard
+from bot.domain.post import PostView, Reveal, ShownChoice
+from bot.domain.records import AnswerStatus
+from bot.domain.run import RunFeedback, RunStep, RunSummary
+from bot.domain.stats import Stats
+from bot.presentation.locales import digits, language_name, text
 
 Mention = Callable[[str], str]
 BAR_WIDTH = 10

@@ -9,17 +9,17 @@ import signal
 from dataclasses import dataclass, field
 
 from bot.config import Config
-from bot.core.clock import Clock, SystemClock
-from bot.core.delivery import Delivery
-from bot.core.quiz import Quiz
-from bot.core.scheduler import Scheduler
-from bot.core.schedules import Schedules
-from bot.core.store import QuizStore
 from bot.decks.loading import DeckReport, load_decks
 from bot.decks.model import DeckLibrary
-from bot.locales import LOCALES
-from bot.metrics import Metrics
+from bot.domain.clock import Clock, SystemClock
+from bot.observability.metrics import Metrics
+from bot.presentation.locales import LOCALES
 from bot.service.admission import Admission
+from bot.service.delivery import Delivery
+from bot.service.ports import QuizStore
+from bot.service.quiz import Quiz
+from bot.service.scheduler import Scheduler
+from bot.service.schedules import Schedules
 
 log = logging.getLogger("quizbot")
 

@@ -12,8 +12,8 @@ import logging
 import time
 from dataclasses import dataclass
 
-from bot.core.actor import Actor
-from bot.metrics import Metrics
+from bot.domain.actor import Actor
+from bot.observability.metrics import Metrics
 
 __all__ = ["DONE", "Handled", "failed", "record"]
 

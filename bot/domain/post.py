@@ -5,8 +5,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bot.core.store import PostRecord
 from bot.decks.model import Choice, Deck, Question
+from bot.domain.records import PostRecord
 
 LETTERS = "ABCDE"
 

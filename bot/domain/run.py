@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from bot.core.post import ShownChoice, choice_order, letter_of, shown_choices
-from bot.core.store import RunAnswerRecord, RunRecord
 from bot.decks.model import Deck, Question
+from bot.domain.post import ShownChoice, choice_order, letter_of, shown_choices
+from bot.domain.records import RunAnswerRecord, RunRecord
 
 
 def run_order(run_id: int, question: Question) -> tuple[int, ...]:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 from zoneinfo import ZoneInfo
 
-from bot.core.store import Standing
+from bot.domain.records import Standing
 
 TOP = 10
 

@@ -23,15 +23,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from bot.core.actor import Actor
-from bot.core.clock import Clock
-from bot.core.delivery import Delivery, DeliveryError
-from bot.core.errors import QuizError
-from bot.core.post import PostView, Reveal
-from bot.core.quiz import Quiz
-from bot.core.schedule import Schedule, Slot
-from bot.core.schedules import choose_question, close_open_posts
-from bot.core.store import EnabledSchedule, QuizStore, SlotStatus
+from bot.domain.actor import Actor
+from bot.domain.clock import Clock
+from bot.domain.errors import QuizError
+from bot.domain.post import PostView, Reveal
+from bot.domain.records import EnabledSchedule, SlotStatus
+from bot.domain.schedule import Schedule, Slot
+from bot.service.delivery import Delivery, DeliveryError
+from bot.service.ports import QuizStore
+from bot.service.quiz import Quiz
+from bot.service.schedules import choose_question, close_open_posts
 
 log = logging.getLogger("quizbot.scheduler")
 

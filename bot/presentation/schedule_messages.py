@@ -1,6 +1,7 @@
 """What `/quiz schedule ...` replies say, in the reader's language, before any platform markup.
 
-Like `bot.messages`: plain-text pieces that each adapter turns into Block Kit or an embed.
+Like `bot.presentation.messages`: plain-text pieces that each adapter turns into Block Kit
+or an embed.
 Channels are shown through the adapter's `channel` function (on Slack and Discord both,
 `<#C123>` / `<#123>`), so a reply names the channel the way the platform links it.
 """
@@ -11,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from bot.core.schedule import Days, Schedule
-from bot.core.schedules import ScheduleInfo, ScheduleList, ScheduleNow, ScheduleOff, ScheduleSet
-from bot.core.store import SlotStatus
 from bot.decks.model import pick
-from bot.locales import digits, text
+from bot.domain.records import SlotStatus
+from bot.domain.schedule import Days, Schedule
+from bot.presentation.locales import digits, text
+from bot.service.schedules import ScheduleInfo, ScheduleList, ScheduleNow, ScheduleOff, ScheduleSet
 
 ChannelRef = Callable[[str], str]
 """A channel id as the platform mentions it."""

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.post import PostView, letter_of
-from bot.core.store import AnswerStatus, Totals
 from bot.decks.model import Choice
+from bot.domain.post import PostView, letter_of
+from bot.domain.records import AnswerStatus, Totals
 
 POINTS = 1
 """What a right answer scores; there is no speed bonus: thinking is not punished."""

@@ -11,26 +11,26 @@ import random
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 
-from bot.core.actor import Actor
-from bot.core.answer import AnswerResult, points_for
-from bot.core.clock import Clock
-from bot.core.errors import QuizError
-from bot.core.leaderboard import ALL_TIME, TOP, Leaderboard, Period, period_bounds, period_key
-from bot.core.post import PostView, Reveal, build_reveal, choice_order
-from bot.core.run import RunFeedback, RunStep, RunSummary, next_question, run_order, summarize
-from bot.core.stats import Stats
-from bot.core.store import (
+from bot.decks.model import Deck, DeckLibrary, Question
+from bot.domain.actor import Actor
+from bot.domain.answer import AnswerResult, points_for
+from bot.domain.clock import Clock
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import ALL_TIME, TOP, Leaderboard, Period, period_bounds, period_key
+from bot.domain.post import PostView, Reveal, build_reveal, choice_order
+from bot.domain.records import (
     AnswerStatus,
     NewPost,
     Player,
     PostAnswer,
     PostRecord,
-    QuizStore,
     RunRecord,
     ServerSettings,
     StandingsQuery,
 )
-from bot.decks.model import Deck, DeckLibrary, Question
+from bot.domain.run import RunFeedback, RunStep, RunSummary, next_question, run_order, summarize
+from bot.domain.stats import Stats
+from bot.service.ports import QuizStore
 
 
 @dataclass

@@ -10,14 +10,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.core.actor import Actor
-from bot.core.clock import Clock
-from bot.core.errors import QuizError
-from bot.core.post import PostView, Reveal
-from bot.core.quiz import Quiz
-from bot.core.schedule import Schedule, Slot, next_question, parse_days, parse_time, parse_zone
-from bot.core.store import NewSchedule, QuizStore, SlotRecord, SlotStatus
 from bot.decks.model import Deck, Question
+from bot.domain.actor import Actor
+from bot.domain.clock import Clock
+from bot.domain.errors import QuizError
+from bot.domain.post import PostView, Reveal
+from bot.domain.records import NewSchedule, SlotRecord, SlotStatus
+from bot.domain.schedule import Schedule, Slot, next_question, parse_days, parse_time, parse_zone
+from bot.service.ports import QuizStore
+from bot.service.quiz import Quiz
 
 RECENT_SLOTS = 14
 """How far back `show` looks for the last failure."""
@@ -83,7 +84,7 @@ class ScheduleNow:
 
 
 async def choose_question(store: QuizStore, schedule: Schedule, deck: Deck) -> Question:
-    """The schedule's next question: see `bot.core.schedule.next_question`."""
+    """The schedule's next question: see `bot.domain.schedule.next_question`."""
     asked = await store.scheduled_questions(schedule.id, deck.id)
     return next_question(schedule.id, deck, asked)
 

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Awaitable, Callable, Hashable
 from typing import Generic, TypeVar
 
-from bot.core.clock import Clock
+from bot.domain.clock import Clock
 
 K = TypeVar("K", bound=Hashable)
 log = logging.getLogger("quizbot.refresh")

@@ -1,6 +1,6 @@
 """Errors a user can cause and should be told about, in their language.
 
-Each carries a catalog key and its parameters; adapters render it with `bot.locales`.
+Each carries a catalog key and its parameters; adapters render it with `bot.presentation.locales`.
 Anything else that goes wrong is a bug: adapters log it and show a generic apology.
 """
 

@@ -26,9 +26,9 @@ from functools import cache
 from typing import Literal
 from zoneinfo import ZoneInfo, available_timezones
 
-from bot.core.errors import QuizError
 from bot.decks.format import RESERVED_DECK_IDS
 from bot.decks.model import Deck, Question
+from bot.domain.errors import QuizError
 
 Days = Literal["daily", "weekdays"]
 DAYS: tuple[Days, ...] = ("daily", "weekdays")

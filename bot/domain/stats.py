@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.core.store import Totals
+from bot.domain.records import Totals
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from bot.core.post import PostView, Reveal
-from bot.core.schedule import Schedule
+from bot.domain.post import PostView, Reveal
+from bot.domain.schedule import Schedule
 
 
 class DeliveryError(Exception):

@@ -1,0 +1,1 @@
+"""The quiz's rules and records, in plain Python: no storage, no platform, no service."""

@@ -1,0 +1,1 @@
+"""Logs and metrics, the same on every platform."""
