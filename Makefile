@@ -25,6 +25,7 @@ run: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 
 # Every test (SQLite and PostgreSQL), plus ruff and mypy.
 test: lint

@@ -3,23 +3,18 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
-from dataclasses import dataclass, field
 
 from bot.config import Config
 from bot.decks.loading import DeckReport, load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock, SystemClock
-from bot.observability.metrics import Metrics
 from bot.presentation.locales import LOCALES
-from bot.service.admission import Admission
-from bot.service.delivery import Delivery
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
+from bot.service.services import Services
 
 log = logging.getLogger("quizbot")
 
@@ -39,48 +34,8 @@ def load_library(config: Config) -> DeckLibrary:
     return DeckLibrary(report.decks)
 
 
-@dataclass
-class App:
-    config: Config
-    store: QuizStore
-    quiz: Quiz
-    clock: Clock
-    schedules: Schedules
-    scheduler: Scheduler
-    """One scheduler for every platform: each runner registers its Delivery when it is up."""
-    metrics: Metrics = field(default_factory=Metrics)
-    admission: Admission = field(default_factory=Admission)
-    """The clicks being answered, on every platform of this process."""
-
-    def register_delivery(self, platform: str, delivery: Delivery) -> None:
-        """Lets the scheduler post daily questions on `platform` ("slack", "discord")."""
-        self.scheduler.deliveries[platform] = delivery
-
-    async def close(self) -> None:
-        await self.store.close()
-
-    def reload_decks(self) -> DeckReport:
-        """Loads the decks again; only a valid set replaces the running one.
-
-        Posts and runs of questions that disappeared get a polite "question gone" reply.
-        """
-        report = load_decks(self.config.question_paths)
-        if report.ok:
-            self.quiz.decks = DeckLibrary(report.decks)
-            log.info("decks reloaded: %s", report.summary(), extra={"event": "decks_reloaded"})
-        else:
-            log.error(
-                "deck reload refused, keeping the running decks:\n%s",
-                "\n".join(str(p) for p in report.problems),
-                extra={"event": "decks_reload_refused", "problems": len(report.problems)},
-            )
-        return report
-
-    def reload_on_sighup(self) -> None:
-        """`kill -HUP <pid>` reloads the decks (where the platform has signals)."""
-        loop = asyncio.get_running_loop()
-        with contextlib.suppress(NotImplementedError, AttributeError):
-            loop.add_signal_handler(signal.SIGHUP, self.reload_decks)
+App = Services
+"""The name tests and the CLI know the services by."""
 
 
 async def build_app(
@@ -91,6 +46,7 @@ async def build_app(
     library: DeckLibrary | None = None,
 ) -> App:
     """Builds the app; tests pass their own clock, store or decks."""
+    from bot.storage.engine import store_engine
     from bot.storage.sql import open_store
     from bot.storage.url import database_url
 
@@ -109,7 +65,10 @@ async def build_app(
         close_after_hours=timing.close_after_hours,
     )
     schedules = Schedules(store, quiz, clock)
-    return App(config, store, quiz, clock, schedules, scheduler)
+    url = database_url(config.database_url, config.base_dir)
+    return Services(
+        config, store, quiz, clock, schedules, scheduler, installations=lambda: store_engine(url)
+    )
 
 
 class NothingToRun(Exception):

@@ -173,7 +173,7 @@ async def _discord(config: Config, args: argparse.Namespace) -> int:
         return 0
     if args.discord_command == "sync":
         from bot.bootstrap import build_app
-        from bot.discord.sync import sync_commands
+        from bot.discord.runner import sync_commands
 
         if not config.secrets.discord_token:
             print("Set DISCORD_TOKEN to sync the commands.", file=sys.stderr)

@@ -60,16 +60,6 @@ def load_decks(paths: Sequence[Path]) -> DeckReport:
     return report
 
 
-def load_deck(path: Path) -> tuple[Deck | None, list[Problem]]:
-    """The deck in one file, or None and its problems.
-
-    Only for `bot.decks.formats._deckmodel`, whose tests still use it; everything else uses
-    `load_decks`. Remove it once those tests do too.
-    """
-    loaded = _load(path)
-    return loaded.deck, loaded.problems
-
-
 @dataclass
 class _Loaded:
     deck: Deck | None

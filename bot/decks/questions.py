@@ -7,14 +7,41 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from bot.decks.format import CHOICE, MAX_CHOICES, MAX_QUESTION_CHARS, MIN_CHOICES, QUESTION
+from bot.decks.format import (
+    CHOICE,
+    MAX_CHOICES,
+    MAX_QUESTION_CHARS,
+    MIN_CHOICES,
+    QUESTION,
+    Field,
+    Level,
+)
 from bot.decks.model import Choice, Question
-from bot.decks.tree import Map, Node, Scalar, is_blank
+from bot.decks.problem import Problem
+from bot.decks.tree import At, Map, Node, Scalar, is_blank
 
-if TYPE_CHECKING:
-    from bot.decks.checker import DeckChecker
+
+class DeckReporter(Protocol):
+    """What the question checker needs of the deck's checker (`DeckChecker`)."""
+
+    @property
+    def problems(self) -> list[Problem]: ...
+
+    def add(self, at: At, message: str) -> None: ...
+
+    def check_keys(self, node: Map, level: Level) -> None: ...
+
+    def identifier(self, value: str, at: At, label: str, origin: str = "") -> str | None: ...
+
+    def items(self, node: Node, message: str) -> tuple[Node, ...] | None: ...
+
+    def flag(self, node: Node | None, key: str, default: bool) -> bool: ...
+
+    def field_text(self, mapping: Map, field: Field, label: str = "") -> dict[str, str] | None: ...
+
+    def text(self, node: Node, label: str, limit: int | None = None) -> dict[str, str] | None: ...
 
 
 @dataclass
@@ -30,7 +57,7 @@ class _DraftChoice:
 class QuestionChecker:
     """Checks the questions of one deck, reporting through the deck's checker."""
 
-    def __init__(self, deck: DeckChecker) -> None:
+    def __init__(self, deck: DeckReporter) -> None:
         self.deck = deck
 
     def questions(self, node: Node | None, shuffle: bool) -> tuple[Question, ...] | None:

@@ -2,6 +2,6 @@
 
 Entry points: `runner.run_discord(app)` for `quizbot run` (it registers
 `delivery.DiscordDelivery`, through which the core scheduler posts the daily question), and
-`sync.sync_commands`, `sync.invite_url`, `sync.application_id_from_token` for
+`runner.sync_commands`, `sync.invite_url`, `sync.application_id_from_token` for
 `quizbot discord sync|invite`.
 """

@@ -17,8 +17,9 @@ import discord
 
 from bot.discord import embeds as render
 from bot.discord.clicks import clicked
+from bot.discord.context import client_of
 from bot.discord.identity import actor
-from bot.discord.replies import client_of, send, update
+from bot.discord.replies import send, update
 from bot.domain.answer import AnswerResult
 from bot.domain.post import LETTERS, PostView
 from bot.domain.records import AnswerStatus
@@ -84,12 +85,12 @@ class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
 
     async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
         bot = client_of(interaction)
-        result = await bot.app.quiz.answer(
+        result = await bot.services.quiz.answer(
             actor(interaction), self.post_id, self.choice, deadline=deadline
         )
         new = result.status is AnswerStatus.NEW
         if new:
-            bot.posts.answered(self.post_id)
+            bot.posts.answered(self.post_id, bot.messages)
         card, view = answer_reply(result)
         await send(interaction, embeds=[card], view=view)
         return Handled(result.status.value, self.post_id, result.correct if new else None)
@@ -118,7 +119,7 @@ class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
         await clicked(interaction, lambda _deadline: self._switch(interaction), self.post_id)
 
     async def _switch(self, interaction: discord.Interaction) -> Handled:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         result = await quiz.my_answer(actor(interaction), self.post_id, self.locale)
         card, view = answer_reply(result)
         await update(interaction, embeds=[card], view=view)
@@ -154,7 +155,7 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
     async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
         """The clicked question keeps its text and gains the feedback; the next question
         (or the summary) is a new private message, a follow-up on this click's own token."""
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         feedback = await quiz.run_answer(
             actor(interaction), self.run_id, self.question_id, self.choice, deadline=deadline
         )
@@ -199,7 +200,7 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         await clicked(interaction, lambda deadline: self._confirm(interaction, deadline))
 
     async def _confirm(self, interaction: discord.Interaction, deadline: float) -> Handled:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         who = actor(interaction)
         locale = await quiz.ui_locale(who)
         if self.answer == "yes":

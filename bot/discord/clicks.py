@@ -11,8 +11,9 @@ from collections.abc import Awaitable, Callable
 
 import discord
 
+from bot.discord.context import client_of
 from bot.discord.identity import NotInGuild, actor
-from bot.discord.replies import client_of, report
+from bot.discord.replies import report
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 from bot.observability.clicklog import Handled, failed, record
@@ -59,7 +60,7 @@ async def clicked(interaction: discord.Interaction, work: Work, post_id: int | N
     bot = client_of(interaction)
     who = clicker(interaction)
     try:
-        async with bot.app.admission.admit(
+        async with bot.services.admission.admit(
             None if who is None else (who.server_id, who.user_id), arrived
         ) as ticket:
             try:

@@ -9,7 +9,7 @@ commands and buttons need no message content.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiohttp
 import discord
@@ -19,13 +19,11 @@ from bot.config import DiscordConfig, SetupError
 from bot.discord import buttons, clicks, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
-from bot.discord.posts import PostMessages
+from bot.discord.posts import Messages
 from bot.discord.translator import CatalogTranslator
 from bot.domain.errors import QuizError
 from bot.observability.clicklog import Handled
-
-if TYPE_CHECKING:
-    from bot.bootstrap import App
+from bot.service.services import Services
 
 log = logging.getLogger("quizbot.discord")
 
@@ -48,8 +46,8 @@ def use_endpoints(config: DiscordConfig) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
 
 
-def login_token(app: App) -> str:
-    token = app.config.secrets.discord_token
+def login_token(services: Services) -> str:
+    token = services.config.secrets.discord_token
     if not token:
         raise SetupError(
             "DISCORD_TOKEN is not set: the Discord bot's token comes from the environment"
@@ -83,13 +81,13 @@ async def login(client: discord.Client, token: str) -> None:
 class QuizClient(discord.AutoShardedClient):
     def __init__(
         self,
-        app: App,
+        services: Services,
         *,
         auto_sync: bool = True,
         refresh_interval: float = REFRESH_INTERVAL,
     ) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # no voice here
-        config = app.config.file.discord
+        config = services.config.file.discord
         options: dict[str, Any] = {}
         if config.shard_ids is not None:
             options["shard_ids"] = config.shard_ids
@@ -100,22 +98,23 @@ class QuizClient(discord.AutoShardedClient):
             shard_count=config.shard_count,
             **options,
         )
-        self.app = app
-        self.metrics = app.metrics
-        """The App's metrics: every click, command and unexpected error is counted there."""
+        self.services = services
+        self.metrics = services.metrics
+        """Every click, command and unexpected error is counted there."""
         self.auto_sync = auto_sync
-        self.tree = QuizTree(self, app.metrics)
-        self.posts = PostMessages(self, app.quiz, app.clock, refresh_interval)
-        self.delivery = DiscordDelivery(self, app.quiz, self.posts)
+        self.tree = QuizTree(self, services.metrics)
+        self.posts = services.live_posts(refresh_interval)
+        self.messages = Messages(self)
+        self.delivery = DiscordDelivery(self, services.quiz, self.posts, self.messages)
 
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
         self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
-        self.app.register_delivery("discord", self.delivery)
+        self.services.register_delivery("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
         if self.auto_sync and self.application_id is not None:
             try:
-                await sync.sync_if_changed(self.tree, self.app.store, self.application_id)
+                await sync.sync_if_changed(self.tree, self.services, self.application_id)
             except discord.HTTPException:
                 log.exception("slash command sync failed; Discord keeps the last synced commands")
 
@@ -150,10 +149,10 @@ class QuizClient(discord.AutoShardedClient):
     async def close(self) -> None:
         """Admits no more clicks and answers the ones admitted (up to CLOSE_SECONDS) while
         the connection is still there to answer them, then draws the last counts."""
-        if not await self.app.admission.quiesce(CLOSE_SECONDS):
-            log.warning("%d admitted clicks still unanswered at close", self.app.admission.pending)
-        if self.app.scheduler.deliveries.get("discord") is self.delivery:
-            del self.app.scheduler.deliveries["discord"]  # no posts through a closed session
+        admission = self.services.admission
+        if not await admission.quiesce(CLOSE_SECONDS):
+            log.warning("%d admitted clicks still unanswered at close", admission.pending)
+        self.services.unregister_delivery("discord", self.delivery)  # its session is closing
         await self.posts.flush()  # the last counts are drawn before the connection goes
         await super().close()
 

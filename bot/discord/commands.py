@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -17,6 +17,7 @@ from discord import app_commands
 from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.clicks import PLATFORM, outcome
+from bot.discord.context import client_of
 from bot.discord.identity import NotInGuild, actor, mention
 from bot.discord.options import (
     admin,
@@ -26,12 +27,14 @@ from bot.discord.options import (
     question_choices,
 )
 from bot.discord.permissions import EDITS, warn_permissions
-from bot.discord.replies import client_of, in_time, report, send
+from bot.discord.posts import message_ref
+from bot.discord.replies import in_time, report, send
 from bot.discord.schedules import ScheduleCommands
 from bot.discord.translator import catalog_string as _
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 from bot.domain.leaderboard import Period
+from bot.domain.post import PostView
 from bot.domain.run import RunSummary
 from bot.observability.metrics import Metrics
 from bot.presentation.locales import LOCALES, language_name, text
@@ -45,9 +48,6 @@ from bot.presentation.messages import (
     summary_message,
 )
 
-if TYPE_CHECKING:
-    from bot.discord.client import QuizClient
-
 log = logging.getLogger("quizbot.discord")
 
 LANGUAGES = [app_commands.Choice(name=language_name(loc), value=loc) for loc in LOCALES]
@@ -55,37 +55,31 @@ PERIODS = [app_commands.Choice(name=_(f"discord.choice.{p.value}"), value=p.valu
 
 
 async def _post(interaction: discord.Interaction, deck: str | None, question: str | None) -> None:
-    bot = client_of(interaction)
+    services = client_of(interaction).services
     channel_id = here(interaction)
-    work = bot.app.quiz.post(actor(interaction), str(channel_id), deck_option(deck), question)
-    view = await in_time(interaction, work, ephemeral=False)
-    try:
+    work = services.quiz.post(actor(interaction), str(channel_id), deck_option(deck), question)
+
+    async def reply_with_it(view: PostView) -> str | None:
         message_id = await send(
             interaction,
             embeds=[render.question(post_message(view))],
             view=buttons.post_view(view),
             ephemeral=False,
         )
-    except Exception:
-        await _withdraw(bot, view.post.id)  # no message: it must not stay the channel's open one
-        raise
-    if message_id is not None:
-        await bot.posts.posted(view.post.id, channel_id, message_id)
+        return None if message_id is None else message_ref(channel_id, message_id)
+
+    await services.publishing.publish(
+        await in_time(interaction, work, ephemeral=False), reply_with_it
+    )
     await warn_permissions(interaction, EDITS, "discord.cannot_edit")
-
-
-async def _withdraw(bot: QuizClient, post_id: int) -> None:
-    try:
-        await bot.app.quiz.close_by_system(post_id)
-    except Exception:
-        log.exception("could not close post %s, whose message was never sent", post_id)
 
 
 async def _close(interaction: discord.Interaction, who: Actor) -> None:
     bot = client_of(interaction)
-    reveal = await in_time(interaction, bot.app.quiz.close(who, str(here(interaction))))
-    locale = await in_time(interaction, bot.app.quiz.ui_locale(who))
-    if await in_time(interaction, bot.posts.reveal(reveal)):  # an edit may wait on rate limits
+    reveal = await in_time(interaction, bot.services.quiz.close(who, str(here(interaction))))
+    locale = await in_time(interaction, bot.services.quiz.ui_locale(who))
+    failure = await in_time(interaction, bot.posts.reveal(reveal, bot.messages))  # may wait
+    if failure is None:  # on rate limits
         await send(interaction, content=text(locale, "close.done"))
     else:  # its message was never stored, is gone, or is out of reach: the reveal is the reply
         await send(
@@ -97,7 +91,7 @@ async def _close(interaction: discord.Interaction, who: Actor) -> None:
 
 
 async def _language(interaction: discord.Interaction, locale: str, *, server: bool) -> None:
-    quiz = client_of(interaction).app.quiz
+    quiz = client_of(interaction).services.quiz
     who = admin(interaction) if server else actor(interaction)
     chosen = await in_time(interaction, quiz.set_language(who, locale, server=server))
     key = "language.set_server" if server else "language.set_user"
@@ -118,7 +112,7 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     @app_commands.describe(deck=_("discord.opt.deck"))
     @app_commands.autocomplete(deck=deck_choices)
     async def start(self, interaction: discord.Interaction, deck: str | None = None) -> None:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         step = await in_time(interaction, quiz.start_run(actor(interaction), deck_option(deck)))
         if isinstance(step, RunSummary):
             await send(interaction, embeds=[render.summary(summary_message(step))])
@@ -136,7 +130,7 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     async def leaderboard(
         self, interaction: discord.Interaction, period: str | None = None, deck: str | None = None
     ) -> None:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         chosen = Period.parse(period)
         if chosen is None:
             raise QuizError("unknown_period", period=period)
@@ -150,7 +144,7 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     async def stats(
         self, interaction: discord.Interaction, user: discord.User | None = None
     ) -> None:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         whose = str(user.id) if user is not None else None
         stats = await in_time(interaction, quiz.stats(actor(interaction), whose))
         await send(
@@ -159,7 +153,7 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
 
     @app_commands.command(name="decks", description=_("discord.cmd.decks"))
     async def decks(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
         await send(
             interaction, embeds=[render.board(decks_message(quiz.decks, locale), literal=True)]
@@ -177,7 +171,7 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
 
     @app_commands.command(name="help", description=_("discord.cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
         card = render.help_card(text(locale, "help.title"), text(locale, "discord.help_body"))
         await send(interaction, embeds=[card])
@@ -204,7 +198,7 @@ class AdminCommands(
 
     @app_commands.command(name="reset", description=_("discord.cmd.reset"))
     async def reset(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).app.quiz
+        quiz = client_of(interaction).services.quiz
         who = admin(interaction)
         locale = await in_time(interaction, quiz.ui_locale(who))
         server = await in_time(interaction, quiz.server(who))

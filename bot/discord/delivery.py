@@ -15,13 +15,14 @@ import discord
 
 from bot.discord import buttons
 from bot.discord import embeds as render
-from bot.discord.posts import NO_PINGS, PostMessages, message_ref
+from bot.discord.posts import NO_PINGS, Messages, message_ref
 from bot.domain.actor import Actor
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
 from bot.presentation.locales import text
 from bot.presentation.messages import post_message
 from bot.service.delivery import DeliveryError
+from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 
 log = logging.getLogger("quizbot.discord")
@@ -45,10 +46,13 @@ def refusal(error: discord.HTTPException) -> str:
 class DiscordDelivery:
     """`bot.service.delivery.Delivery` for Discord."""
 
-    def __init__(self, client: discord.Client, quiz: Quiz, posts: PostMessages) -> None:
+    def __init__(
+        self, client: discord.Client, quiz: Quiz, posts: LivePosts, messages: Messages
+    ) -> None:
         self._client = client
         self._quiz = quiz
         self._posts = posts
+        self._messages = messages
 
     async def post(self, view: PostView) -> str:
         """The question embed and its buttons, as a message of the bot's own; its ref is
@@ -68,8 +72,9 @@ class DiscordDelivery:
     async def reveal(self, reveal: Reveal) -> None:
         """Edits the closed post's message into its reveal. A message that is gone, or in a
         channel the bot lost, is logged and left (the scheduler goes on either way)."""
-        if not await self._posts.reveal(reveal):
-            log.info("scheduled post %s: reveal not shown", reveal.view.post.id)
+        failure = await self._posts.reveal(reveal, self._messages)
+        if failure is not None:
+            log.info("scheduled post %s: reveal not shown (%s)", reveal.view.post.id, failure)
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """A DM to the admin who set the schedule, in their language. Best effort: people

@@ -15,8 +15,8 @@ from discord import app_commands
 
 from bot.decks.model import pick
 from bot.discord import embeds as render
+from bot.discord.context import client_of
 from bot.discord.identity import NotInGuild, actor
-from bot.discord.replies import client_of
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 
@@ -72,7 +72,7 @@ async def deck_choices(
         app_commands.Choice(
             name=render.clip(f"{d.id} · {pick(d.title, d.default_locale)}", CHOICE_NAME), value=d.id
         )
-        for d in client_of(interaction).app.quiz.decks
+        for d in client_of(interaction).services.quiz.decks
         if _matches(needle, d.id, *d.title.values())
     ][:MAX_CHOICES]
 
@@ -83,7 +83,7 @@ async def question_choices(
     """The questions of the deck already chosen in this command (or the first deck)."""
     try:
         chosen = deck_option(getattr(interaction.namespace, "deck", None))
-        deck = client_of(interaction).app.quiz.deck(chosen)
+        deck = client_of(interaction).services.quiz.deck(chosen)
     except QuizError:
         return []
     needle = current.casefold().strip()

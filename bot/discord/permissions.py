@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import discord
 
+from bot.discord.context import client_of
 from bot.discord.identity import actor
-from bot.discord.replies import client_of, send
+from bot.discord.replies import send
 from bot.presentation.locales import text
 
 Need = tuple[tuple[str, str], ...]
@@ -38,5 +39,5 @@ async def warn_permissions(interaction: discord.Interaction, need: Need, key: st
     each interaction what the bot may do where it came from)."""
     lacking = missing_permissions(interaction.app_permissions, need)
     if lacking:
-        locale = await client_of(interaction).app.quiz.ui_locale(actor(interaction))
+        locale = await client_of(interaction).services.quiz.ui_locale(actor(interaction))
         await send(interaction, content=text(locale, key, permissions=", ".join(lacking)))

@@ -14,19 +14,17 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import discord
 from discord.utils import MISSING
 
 from bot.discord import embeds as render
+from bot.discord.context import client_of
 from bot.discord.identity import NotInGuild, actor
 from bot.domain.errors import QuizError
 from bot.presentation.locales import FALLBACK, catalog, text
 from bot.presentation.messages import error_text
-
-if TYPE_CHECKING:
-    from bot.discord.client import QuizClient
 
 log = logging.getLogger("quizbot.discord")
 
@@ -42,10 +40,6 @@ BUDGET = 1.0
 _THINKING = "quizbot.thinking"
 """Set while a "thinking…" deferral is unresolved: whether it is ephemeral. The first
 follow-up replaces that message and keeps its visibility, whatever the follow-up asks."""
-
-
-def client_of(interaction: discord.Interaction) -> QuizClient:
-    return cast("QuizClient", interaction.client)
 
 
 def budget(interaction: discord.Interaction) -> float:
@@ -137,7 +131,7 @@ async def update(
 async def locale_of(interaction: discord.Interaction) -> str:
     """The caller's UI language; English when even that cannot be looked up."""
     try:
-        return await client_of(interaction).app.quiz.ui_locale(actor(interaction))
+        return await client_of(interaction).services.quiz.ui_locale(actor(interaction))
     except Exception:
         return FALLBACK
 

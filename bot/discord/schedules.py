@@ -7,12 +7,11 @@ drawn from `bot.presentation.schedule_messages`; the few strings there written i
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import discord
 from discord import app_commands
 
 from bot.discord import embeds as render
+from bot.discord.context import Bot, client_of
 from bot.discord.delivery import channel_mention
 from bot.discord.options import (
     Channel,
@@ -23,7 +22,7 @@ from bot.discord.options import (
     zone_choices,
 )
 from bot.discord.permissions import POSTS, warn_permissions
-from bot.discord.replies import client_of, in_time, send
+from bot.discord.replies import in_time, send
 from bot.discord.translator import catalog_string as _
 from bot.domain.actor import Actor
 from bot.presentation.locales import text
@@ -32,11 +31,7 @@ from bot.presentation.schedule_messages import (
     schedule_list_message,
     schedule_set_message,
 )
-from bot.service.delivery import DeliveryError
 from bot.service.schedules import ScheduleList
-
-if TYPE_CHECKING:
-    from bot.discord.client import QuizClient
 
 DAYS = [app_commands.Choice(name=_(f"discord.choice.{d}"), value=d) for d in ("daily", "weekdays")]
 
@@ -48,24 +43,17 @@ def list_message(result: ScheduleList) -> ScheduleMessage:
     return schedule_list_message(result, channel_mention)
 
 
-async def post_now(bot: QuizClient, who: Actor, channel_id: str) -> str:
+async def post_now(bot: Bot, who: Actor, channel_id: str) -> str:
     """The schedule's next question, sent through the channel like the daily one (so it
     lands where the schedule posts, wherever this was typed); what to tell the admin."""
-    result = await bot.app.schedules.now(who, channel_id)
-    for reveal in result.reveals:
-        await bot.delivery.reveal(reveal)
-    post = result.view.post
-    try:
-        ref = await bot.delivery.post(result.view)
-    except DeliveryError as e:
-        await bot.app.store.discard_post(post.id, bot.app.clock.now())  # never in the channel
+    result = await bot.services.schedules.now(who, channel_id, bot.delivery)
+    if result.failure is not None:
         return text(
             result.locale,
             "discord.schedule_now_failed",
-            channel=channel_mention(post.channel_id),
-            reason=e.reason,
+            channel=channel_mention(result.view.post.channel_id),
+            reason=result.failure,
         )
-    await bot.app.quiz.set_message(post.id, ref)
     return text(result.locale, "schedule.now")
 
 
@@ -90,7 +78,7 @@ class ScheduleCommands(app_commands.Group, name="schedule", description=_("disco
         days: str | None = None,
     ) -> None:
         where = channel_or_here(interaction, channel)
-        service = client_of(interaction).app.schedules
+        service = client_of(interaction).services.schedules
         work = service.set(admin(interaction), str(where), time, timezone, deck_option(deck), days)
         result = await in_time(interaction, work)
         msg = schedule_set_message(result, channel_mention)
@@ -100,7 +88,7 @@ class ScheduleCommands(app_commands.Group, name="schedule", description=_("disco
 
     @app_commands.command(name="show", description=_("discord.cmd.schedule_show"))
     async def show(self, interaction: discord.Interaction) -> None:
-        service = client_of(interaction).app.schedules
+        service = client_of(interaction).services.schedules
         result = await in_time(interaction, service.show(admin(interaction)))
         await send(interaction, embeds=[render.schedule(list_message(result))])
 
@@ -108,7 +96,7 @@ class ScheduleCommands(app_commands.Group, name="schedule", description=_("disco
     @app_commands.describe(channel=_("discord.opt.channel"))
     async def off(self, interaction: discord.Interaction, channel: Channel | None = None) -> None:
         where = str(channel_or_here(interaction, channel))
-        service = client_of(interaction).app.schedules
+        service = client_of(interaction).services.schedules
         result = await in_time(interaction, service.off(admin(interaction), where))
         channel_ref = channel_mention(result.schedule.channel_id)
         await send(

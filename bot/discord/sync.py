@@ -13,15 +13,12 @@ import binascii
 import hashlib
 import json
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
-from bot.service.ports import QuizStore
-
-if TYPE_CHECKING:
-    from bot.bootstrap import App
+from bot.service.services import Services
 
 log = logging.getLogger("quizbot.discord")
 
@@ -55,46 +52,18 @@ def payload_hash(payload: list[dict[str, Any]]) -> str:
 
 
 async def sync_if_changed(
-    tree: app_commands.CommandTree, store: QuizStore, application_id: int
+    tree: app_commands.CommandTree, services: Services, application_id: int
 ) -> bool:
     """Syncs the global commands if they differ from the last sync; True if it synced."""
     digest = payload_hash(await tree_payload(tree))
     key = meta_key(application_id)
-    if await store.get_meta(key) == digest:
+    if await services.get_meta(key) == digest:
         log.info("slash commands unchanged since the last sync; not syncing")
         return False
     synced = await tree.sync()
-    await store.set_meta(key, digest)
+    await services.set_meta(key, digest)
     log.info("synced %d slash commands: %s", len(synced), ", ".join(c.name for c in synced))
     return True
-
-
-async def sync_commands(app: App, guild_id: int | None) -> str:
-    """`quizbot discord sync [--guild ID]`: logs in over REST (no gateway) and syncs now.
-
-    A guild sync shows up at once (for trying changes); the commands are then there twice
-    in that guild until the guild's copy is cleared with a guild sync of an empty tree.
-    """
-    from bot.discord.client import QuizClient, login, login_token, use_endpoints
-
-    use_endpoints(app.config.file.discord)
-    client = QuizClient(app, auto_sync=False)
-    async with client:
-        await login(client, login_token(app))
-        assert client.application_id is not None  # login fetched the application
-        if guild_id is None:
-            synced = await client.tree.sync()
-            await app.store.set_meta(
-                meta_key(client.application_id), payload_hash(await tree_payload(client.tree))
-            )
-            where = "globally (reload Discord with Ctrl+R if they do not show yet)"
-        else:
-            guild = discord.Object(id=guild_id)
-            client.tree.copy_global_to(guild=guild)
-            synced = await client.tree.sync(guild=guild)
-            where = f"to guild {guild_id}"
-    names = ", ".join(f"/{c.name}" for c in synced)
-    return f"Synced {len(synced)} commands {where}: {names}"
 
 
 def invite_url(application_id: str) -> str:

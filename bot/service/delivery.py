@@ -6,10 +6,13 @@ one per server-id prefix ("slack", "discord"), so one loop serves every platform
 
 from __future__ import annotations
 
+import logging
 from typing import Protocol
 
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
+
+log = logging.getLogger("quizbot.scheduler")
 
 
 class DeliveryError(Exception):
@@ -42,3 +45,14 @@ class Delivery(Protocol):
         """Tells the schedule's admin (`schedule.created_by`) that a post failed; best effort:
         an error here is logged and ignored."""
         ...
+
+
+async def show_reveal(delivery: Delivery, reveal: Reveal) -> None:
+    """A closed post's reveal, shown by the platform; whatever it could not do is logged (the
+    caller goes on to its next question either way)."""
+    try:
+        await delivery.reveal(reveal)
+    except DeliveryError as error:
+        log.info("reveal of post %s not shown: %s", reveal.view.post.id, error.reason)
+    except Exception:
+        log.exception("revealing post %s", reveal.view.post.id)

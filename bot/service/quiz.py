@@ -268,6 +268,11 @@ class Quiz:
         closed_now = await self.store.close_post(post_id, self.clock.now())
         return await self._reveal(post_id, closed_now)
 
+    async def withdraw(self, post_id: int) -> None:
+        """Closes a post whose message was never sent: no reveal, and a scheduled one gives
+        its question back to the schedule."""
+        await self.store.discard_post(post_id, self.clock.now())
+
     async def _reveal(self, post_id: int, closed_now: bool) -> Reveal:
         post = await self.store.post(post_id)
         if post is None:
@@ -353,16 +358,6 @@ class Quiz:
             next=step,
             summary=summary,
         )
-
-    async def run_step(self, actor: Actor, run_id: int) -> RunStep | None:
-        """The current question of a run (to redraw it); None when it is finished."""
-        run = await self.store.run(run_id)
-        if run is None or run.server_id != actor.server_id or run.user_id != actor.user_id:
-            raise QuizError("stale_click")
-        deck = self.decks.get(run.deck_id)
-        if deck is None:
-            raise QuizError("question_gone")
-        return await self._step(actor, run, deck, resumed=True)
 
     # Leaderboard and stats -------------------------------------------------
 

@@ -26,11 +26,12 @@ from datetime import datetime, timedelta
 from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
-from bot.domain.post import PostView, Reveal
+from bot.domain.post import PostView
 from bot.domain.records import EnabledSchedule, SlotStatus
 from bot.domain.schedule import Schedule, Slot
-from bot.service.delivery import Delivery, DeliveryError
+from bot.service.delivery import Delivery, DeliveryError, show_reveal
 from bot.service.ports import QuizStore
+from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.service.schedules import choose_question, close_open_posts
 
@@ -80,6 +81,7 @@ class Scheduler:
     ) -> None:
         self.store = store
         self.quiz = quiz
+        self.publishing = Publishing(quiz)
         self.clock = clock
         self.deliveries = dict(deliveries)
         self.catch_up = max(timedelta(hours=catch_up_hours), GRACE)
@@ -158,7 +160,7 @@ class Scheduler:
         try:
             deck = self.quiz.deck(schedule.deck_id)
             for reveal in await close_open_posts(self.store, self.quiz, schedule.id):
-                await self._reveal(delivery, reveal)
+                await show_reveal(delivery, reveal)
             question = await choose_question(self.store, schedule, deck)
             view = await self.quiz.post(
                 Actor(schedule.server_id, schedule.created_by),
@@ -167,7 +169,7 @@ class Scheduler:
                 question.id,
                 schedule_id=schedule.id,
             )
-            message_ref = await delivery.post(view)
+            await self.publishing.publish(view, delivery.post)  # withdrawn if it fails
         except Exception as error:
             reason = _reason(error)
             if not isinstance(error, DeliveryError | QuizError):
@@ -177,8 +179,6 @@ class Scheduler:
                     "scheduler: schedule %s, %s failed: %s", schedule.id, slot.local_date, reason
                 )
             post_id = None if view is None else view.post.id
-            if post_id is not None:
-                await self.store.discard_post(post_id, now)
             await self.store.finish_slot(
                 schedule.id, slot.local_date, SlotStatus.FAILED, post_id=post_id, error=reason
             )
@@ -188,7 +188,6 @@ class Scheduler:
             except Exception:
                 log.exception("scheduler: telling the admin of schedule %s", schedule.id)
             return
-        await self.quiz.set_message(view.post.id, message_ref)
         await self.store.finish_slot(
             schedule.id, slot.local_date, SlotStatus.POSTED, post_id=view.post.id
         )
@@ -213,14 +212,7 @@ class Scheduler:
                 continue
             if reveal.closed_now:
                 report.closed.append(post.id)
-                await self._reveal(delivery, reveal)
-
-    @staticmethod
-    async def _reveal(delivery: Delivery, reveal: Reveal) -> None:
-        try:
-            await delivery.reveal(reveal)
-        except Exception:
-            log.exception("scheduler: revealing post %s", reveal.view.post.id)
+                await show_reveal(delivery, reveal)
 
 
 def _reason(error: Exception) -> str:

@@ -17,7 +17,9 @@ from bot.domain.errors import QuizError
 from bot.domain.post import PostView, Reveal
 from bot.domain.records import NewSchedule, SlotRecord, SlotStatus
 from bot.domain.schedule import Schedule, Slot, next_question, parse_days, parse_time, parse_zone
+from bot.service.delivery import Delivery, DeliveryError, show_reveal
 from bot.service.ports import QuizStore
+from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 
 RECENT_SLOTS = 14
@@ -74,13 +76,15 @@ class ScheduleOff:
 
 @dataclass(frozen=True)
 class ScheduleNow:
-    """The question to post now. The adapter sends `view` (then `Quiz.set_message`) and
-    shows each reveal in place of the schedule's earlier open post."""
+    """The question posted now, and the reveals shown in place of the schedule's earlier
+    open posts."""
 
     schedule: Schedule
     view: PostView
     reveals: list[Reveal]
     locale: str
+    failure: str | None = None
+    """Why the question could not be sent (`DeliveryError.reason`); it was withdrawn."""
 
 
 async def choose_question(store: QuizStore, schedule: Schedule, deck: Deck) -> Question:
@@ -174,8 +178,9 @@ class Schedules:
             raise QuizError("no_schedule")
         return ScheduleOff(schedule, await self.quiz.ui_locale(actor))
 
-    async def now(self, actor: Actor, channel_id: str) -> ScheduleNow:
-        """The channel's next scheduled question, posted now, by the caller.
+    async def now(self, actor: Actor, channel_id: str, delivery: Delivery) -> ScheduleNow:
+        """The channel's next scheduled question, posted now by the caller through the
+        platform's `delivery` (so it lands where the schedule posts, wherever this was typed).
 
         It is the schedule's post for the question cycle and for streaks (and closes the
         schedule's earlier open post), but claims no date: the day's own post still comes.
@@ -186,11 +191,18 @@ class Schedules:
             raise QuizError("no_schedule")
         deck = self.quiz.deck(schedule.deck_id)
         reveals = await close_open_posts(self.store, self.quiz, schedule.id)
+        for reveal in reveals:
+            await show_reveal(delivery, reveal)
         question = await choose_question(self.store, schedule, deck)
         view = await self.quiz.post(
             actor, channel_id, deck.id, question.id, schedule_id=schedule.id
         )
-        return ScheduleNow(schedule, view, reveals, await self.quiz.ui_locale(actor))
+        locale = await self.quiz.ui_locale(actor)
+        try:
+            await Publishing(self.quiz).publish(view, delivery.post)
+        except DeliveryError as error:
+            return ScheduleNow(schedule, view, reveals, locale, failure=error.reason)
+        return ScheduleNow(schedule, view, reveals, locale)
 
     async def _info(self, schedule: Schedule) -> ScheduleInfo:
         slots = await self.store.recent_slots(schedule.id, RECENT_SLOTS)

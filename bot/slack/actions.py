@@ -17,7 +17,6 @@ RESET_NO = "quiz_reset_no"
 
 ANSWER_IDS = re.compile(r"^quiz_answer_[A-E]$")
 RUN_IDS = re.compile(r"^quiz_run_[A-E]$")
-RESET_IDS = re.compile(r"^quiz_reset_(?:yes|no)$")
 ANY = re.compile(r".*")
 
 _ID = r"(\d{1,18})"  # fits a 64-bit integer column

@@ -23,12 +23,13 @@ from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.bootstrap import App
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 from bot.observability.metrics import Metrics
 from bot.service.admission import Admission, Closing
+from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import actions
 from bot.slack.blocks import text_reply
 from bot.slack.clicks import Click, Clicks, Said, record
@@ -39,12 +40,9 @@ from bot.slack.delivery import SlackDelivery, Workspaces
 from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
-from bot.slack.posts import Posts
 from bot.slack.replies import BUG, Sessions, failure, guarded
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
-from bot.storage.engine import store_engine
-from bot.storage.url import database_url
 
 log = logging.getLogger("quizbot.slack")
 BOLT_LOGGER = "quizbot.slack.bolt"
@@ -56,15 +54,15 @@ CLOSE_SECONDS = 10.0
 @dataclass
 class SlackBot:
     bolt: AsyncApp
-    posts: Posts
+    posts: LivePosts
     oauth: OAuth | None
     signing_secret: str
-    app: App | None = None
-    """The App it serves (HTTP mode's /healthz and /metrics read its store and metrics)."""
+    app: Services | None = None
+    """The services it serves (HTTP mode's /healthz and /metrics ask them)."""
     delivery: SlackDelivery | None = None
     """The daily question's way onto Slack (`run_slack` registers it with the scheduler)."""
     admission: Admission | None = None
-    """The clicks being answered (the App's, shared with every platform)."""
+    """The clicks being answered (shared with every platform of the process)."""
     sessions: Sessions | None = None
     """The keep-alive session replies are posted over."""
     requests: Admission = field(default_factory=Admission)
@@ -97,14 +95,16 @@ class SlackBot:
             await self.oauth.close()
 
 
-def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
+def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     """The Slack bot for `app`: one workspace with SLACK_BOT_TOKEN, or OAuth distribution
     with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (installations in the project's database)."""
     settings = app.config.file.slack
     secrets = app.config.secrets
     distribution: OAuth | None = None
     if secrets.slack_client_id and secrets.slack_client_secret:
-        engine = store_engine(database_url(app.config.database_url, app.config.base_dir))
+        if app.installations is None:
+            raise SlackSetupError("OAuth distribution needs the project's database")
+        engine = app.installations()
         distribution = oauth(secrets.slack_client_id, secrets.slack_client_secret, engine)
     elif not secrets.slack_bot_token:
         raise SlackSetupError(
@@ -125,13 +125,13 @@ def build_slack(app: App, *, refresh_interval: float = 3.0) -> SlackBot:
         authorize=distribution.authorize if distribution else None,  # type: ignore[arg-type]
     )
     configure(bolt.client, settings.api_url)
-    posts = Posts(app.quiz, app.clock, refresh_interval)
+    posts = app.live_posts(refresh_interval)
     token = None if distribution else secrets.slack_bot_token
     delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
     admins = Admins(settings.admins)
-    _register(bolt, app.quiz, posts, admins, app.metrics, schedule, app.admission, sessions)
+    _register(bolt, app, posts, admins, schedule, sessions)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
@@ -203,15 +203,14 @@ class MalformedActions(AsyncMiddleware):
 
 def _register(
     bolt: AsyncApp,
-    quiz: Quiz,
-    posts: Posts,
+    services: Services,
+    posts: LivePosts,
     admins: Admins,
-    metrics: Metrics,
     schedule: Handler,
-    admission: Admission,
     sessions: Sessions,
 ) -> None:
-    commands = Commands(quiz, posts, schedule)
+    quiz, metrics, admission = services.quiz, services.metrics, services.admission
+    commands = Commands(quiz, services.publishing, posts, schedule)
     clicks = Clicks(quiz, posts)
 
     async def on_command(

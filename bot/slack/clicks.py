@@ -23,10 +23,11 @@ from bot.observability.clicklog import (
 )
 from bot.observability.metrics import Metrics
 from bot.presentation.locales import text
+from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 from bot.slack import actions, blocks
 from bot.slack.blocks import Reply
-from bot.slack.posts import Posts
+from bot.slack.posts import Editor
 from bot.slack.replies import BUG, ReplyTo, private
 
 
@@ -66,7 +67,7 @@ def record(
 
 
 class Clicks:
-    def __init__(self, quiz: Quiz, posts: Posts) -> None:
+    def __init__(self, quiz: Quiz, posts: LivePosts) -> None:
         self._quiz = quiz
         self._posts = posts
 
@@ -80,7 +81,7 @@ class Clicks:
         )
         new = result.status is AnswerStatus.NEW
         if new:
-            self._posts.answered(click.client, parsed.post_id)
+            self._posts.answered(parsed.post_id, Editor(click.client))
         handled = Handled(result.status.value, parsed.post_id, result.correct if new else None)
         return Said(blocks.answer_reply(result), handled)
 

@@ -14,10 +14,12 @@ from bot.domain.leaderboard import Period
 from bot.domain.run import RunStep
 from bot.presentation import messages
 from bot.presentation.locales import language_name, text
+from bot.service.live_posts import LivePosts
+from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.mrkdwn import placeholder, user_of
-from bot.slack.posts import SENDING_FAILED, CannotPost, Posts
+from bot.slack.posts import CannotPost, Editor, send
 from bot.slack.replies import ReplyTo, in_channel, private
 
 log = logging.getLogger("quizbot.slack")
@@ -80,8 +82,11 @@ class Commands:
 
     `schedule` handles `/quiz schedule ...` (`bot.slack.schedules`)."""
 
-    def __init__(self, quiz: Quiz, posts: Posts, schedule: Handler) -> None:
+    def __init__(
+        self, quiz: Quiz, publishing: Publishing, posts: LivePosts, schedule: Handler
+    ) -> None:
         self._quiz = quiz
+        self._publishing = publishing
         self._posts = posts
         self._handlers: dict[str, Handler] = {
             "post": self._post,
@@ -115,7 +120,7 @@ class Commands:
             req.actor, req.channel_id, _lower(cmd.arg(0)), _lower(cmd.arg(1))
         )
         try:
-            await self._posts.publish(req.client, view)
+            await self._publishing.publish(view, lambda v: send(req.client, v))
         except CannotPost as error:
             if is_direct(req.channel_id, req.channel_name):
                 raise CannotPost(error.code, hint="slack.not_in_dm") from error
@@ -127,16 +132,12 @@ class Commands:
         response_url instead, and if even that fails the closer is told so."""
         reveal = await self._quiz.close(req.actor, channel_id=req.channel_id)
         locale = await self._locale(req)
-        failure = await self._posts.reveal(req.client, reveal)
+        failure = await self._posts.reveal(
+            reveal, Editor(req.client), lambda r: in_channel(req.respond, blocks.reveal_post(r))
+        )
         if failure is not None:
-            try:
-                shown = await in_channel(req.respond, blocks.reveal_post(reveal))
-            except SENDING_FAILED as error:
-                log.warning("posting the reveal of %s failed: %r", reveal.view.post.id, error)
-                shown = False
-            if not shown:
-                await self._say(req, text(locale, "slack.reveal_failed", error=failure))
-                return
+            await self._say(req, text(locale, "slack.reveal_failed", error=failure))
+            return
         await self._say(req, text(locale, "close.done"))
 
     async def _start(self, req: Request, cmd: Command) -> None:

@@ -20,12 +20,13 @@ from bot.domain.schedule import Schedule
 from bot.presentation.locales import text
 from bot.presentation.schedule_messages import delivery_failure_text
 from bot.service.delivery import DeliveryError
+from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.client import web_client
 from bot.slack.mrkdwn import channel_placeholder
 from bot.slack.oauth import OAuth
-from bot.slack.posts import SENDING_FAILED, CannotPost, Posts, error_code
+from bot.slack.posts import SENDING_FAILED, CannotPost, Editor, error_code, send
 
 log = logging.getLogger("quizbot.slack")
 
@@ -79,7 +80,7 @@ class SlackDelivery:
     """`bot.service.delivery.Delivery` for Slack, drawing through the same `Posts` as the
     commands (so a scheduled post's count redraw and its reveal take turns too)."""
 
-    def __init__(self, posts: Posts, workspaces: Workspaces, quiz: Quiz) -> None:
+    def __init__(self, posts: LivePosts, workspaces: Workspaces, quiz: Quiz) -> None:
         self._posts = posts
         self._workspaces = workspaces
         self._quiz = quiz
@@ -88,7 +89,7 @@ class SlackDelivery:
         """The question message, as /quiz post sends it; its `channel:ts` ref."""
         client = await self._workspaces.client(view.post.server_id)
         try:
-            return await self._posts.send(client, view)
+            return await send(client, view)
         except CannotPost as error:
             raise DeliveryError(refusal(error.code)) from error
         except SENDING_FAILED as error:
@@ -99,14 +100,15 @@ class SlackDelivery:
         """The question message becomes its reveal; if it cannot be edited (deleted), the
         reveal is posted in the channel instead. Raises DeliveryError if neither worked."""
         client = await self._workspaces.client(reveal.view.post.server_id)
-        failure = await self._posts.reveal(client, reveal)
-        if failure is None:
-            return
-        channel = reveal.view.post.channel_id
-        try:
+
+        async def post_it(reveal: Reveal) -> bool:
+            channel = reveal.view.post.channel_id
             await client.chat_postMessage(channel=channel, **blocks.reveal_post(reveal).payload())
-        except SENDING_FAILED as error:
-            raise _failed(error) from error
+            return True
+
+        failure = await self._posts.reveal(reveal, Editor(client), post_it)
+        if failure is not None:
+            raise DeliveryError(refusal(failure))
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """A DM from the bot to the admin who set the schedule (chat.postMessage to a user id

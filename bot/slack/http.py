@@ -21,9 +21,9 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from bot.bootstrap import App
 from bot.observability.metrics import CONTENT_TYPE
 from bot.service.admission import Closing
+from bot.service.services import Services
 from bot.slack.app import SlackBot
 from bot.slack.dedup import SeenSignatures
 
@@ -40,7 +40,7 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 def web_app(bot: SlackBot, *, events: bool = True) -> web.Application:
     """The aiohttp application: events (unless Socket Mode carries them), the OAuth pages,
-    and the health check and metrics of the bot's App."""
+    and the health check and metrics of the bot's services."""
     application = web.Application()
     if events:
         application.router.add_post(EVENTS_PATH, _events_handler(bot))
@@ -115,11 +115,11 @@ def _events_handler(bot: SlackBot) -> Handler:
     return handle
 
 
-def _health_handler(app: App) -> Handler:
+def _health_handler(app: Services) -> Handler:
     async def handle(request: web.Request) -> web.StreamResponse:
         """200 when the database answers a trivial query in time, else 503."""
         try:
-            await asyncio.wait_for(app.store.get_meta("healthz"), HEALTH_SECONDS)
+            await asyncio.wait_for(app.healthy(), HEALTH_SECONDS)
             database = True
         except Exception as error:
             log.warning("health check: the database did not answer (%s)", type(error).__name__)
@@ -130,7 +130,7 @@ def _health_handler(app: App) -> Handler:
     return handle
 
 
-def _metrics_handler(app: App) -> Handler:
+def _metrics_handler(app: Services) -> Handler:
     async def handle(request: web.Request) -> web.StreamResponse:
         return web.Response(body=app.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
 

@@ -17,9 +17,9 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_sdk.socket_mode.aiohttp import SocketModeClient
 from slack_sdk.socket_mode.request import SocketModeRequest
 
-from bot.bootstrap import App
 from bot.config import Config
 from bot.service.admission import Admission, Closing
+from bot.service.services import Services
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import web_app
 from bot.slack.setup import check_setup, verify_credentials
@@ -68,7 +68,7 @@ async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
         log.info("Slack Socket Mode connected")
 
 
-async def run_slack(app: App) -> None:
+async def run_slack(app: Services) -> None:
     """Serves Slack for `app` until cancelled."""
     check_setup(app.config)
     bot = build_slack(app)

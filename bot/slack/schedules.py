@@ -16,7 +16,6 @@ from bot.presentation.schedule_messages import (
     schedule_off_message,
     schedule_set_message,
 )
-from bot.service.delivery import DeliveryError
 from bot.service.schedules import Schedules
 from bot.slack import blocks
 from bot.slack.commands import Command, Request
@@ -63,19 +62,9 @@ class ScheduleCommands:
 
     async def _now(self, req: Request) -> None:
         """The schedule's next question at once (the earlier one revealed first)."""
-        result = await self._schedules.now(req.actor, req.channel_id)
-        for reveal in result.reveals:
-            try:
-                await self._delivery.reveal(reveal)
-            except DeliveryError as error:
-                log.info("reveal of post %s not shown: %s", reveal.view.post.id, error.reason)
-        post = result.view.post
-        try:
-            ref = await self._delivery.post(result.view)
-        except DeliveryError as error:
-            await self._schedules.store.discard_post(post.id, self._schedules.clock.now())
-            said = now_failed_text(result.locale, post.channel_id, error.reason)
+        result = await self._schedules.now(req.actor, req.channel_id, self._delivery)
+        if result.failure is not None:
+            said = now_failed_text(result.locale, result.view.post.channel_id, result.failure)
             await private(req.respond, blocks.notice_reply(said))
             return
-        await self._schedules.quiz.set_message(post.id, ref)
         await private(req.respond, blocks.text_reply(schedule_now_text(result)))

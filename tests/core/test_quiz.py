@@ -185,7 +185,6 @@ async def test_interrupted_run_resumes_without_double_scoring(quiz: Quiz) -> Non
     assert isinstance(resumed, RunStep) and resumed.resumed
     assert resumed.run.id == first.run.id
     assert resumed.question.id == "q2"
-    assert resumed.order == (await quiz.run_step(me, first.run.id)).order  # type: ignore[union-attr]
     assert (await quiz.stats(me)).totals.points == 1
 
 

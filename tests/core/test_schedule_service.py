@@ -100,7 +100,7 @@ async def test_every_schedule_command_is_for_admins(w: World) -> None:
         w.schedules.set(user("ana"), "C1", "09:00", "UTC"),
         w.schedules.show(user("ana")),
         w.schedules.off(user("ana"), "C1"),
-        w.schedules.now(user("ana"), "C1"),
+        w.schedules.now(user("ana"), "C1", w.delivery),
     ]
     for call in calls:
         with pytest.raises(QuizError) as refused:
@@ -139,7 +139,7 @@ async def test_off_stops_the_channel_s_schedule(w: World) -> None:
     off = await w.schedules.off(admin(), "C1")
     assert off.schedule.channel_id == "C1" and not off.schedule.enabled
     assert (await w.schedules.show(admin())).items == []
-    for call in (w.schedules.off(admin(), "C1"), w.schedules.now(admin(), "C1")):
+    for call in (w.schedules.off(admin(), "C1"), w.schedules.now(admin(), "C1", w.delivery)):
         with pytest.raises(QuizError) as refused:
             await call
         assert refused.value.key == "no_schedule"
@@ -147,11 +147,11 @@ async def test_off_stops_the_channel_s_schedule(w: World) -> None:
 
 async def test_now_posts_the_schedule_s_next_question(w: World, clock: ManualClock) -> None:
     s = (await w.schedules.set(admin(), "C1", "09:00", "Asia/Dhaka")).info.schedule
-    first = await w.schedules.now(admin(), "C1")
+    first = await w.schedules.now(admin(), "C1", w.delivery)
     assert first.view.post.schedule_id == s.id and first.reveals == []
     assert first.view.post.channel_id == "C1" and first.view.post.poster_id == "boss"
     clock.advance(timedelta(minutes=1))
-    second = await w.schedules.now(admin(), "C1")
+    second = await w.schedules.now(admin(), "C1", w.delivery)
     assert [r.view.post.id for r in second.reveals] == [first.view.post.id]
     assert second.reveals[0].closed_now
     assert second.view.question.id != first.view.question.id  # counts for the cycle
@@ -159,7 +159,8 @@ async def test_now_posts_the_schedule_s_next_question(w: World, clock: ManualClo
     clock.set(datetime(2026, 3, 4, 3, 0, 5, tzinfo=UTC))  # 09:00:05 in Dhaka
     report = await w.scheduler.tick()
     assert len(report.posted) == 1  # the day's own post still comes
-    assert [r.view.post.id for r in w.delivery.reveals] == [second.view.post.id]
+    shown = [r.view.post.id for r in w.delivery.reveals]
+    assert shown == [first.view.post.id, second.view.post.id]  # `now` showed the first
 
 
 async def test_show_reports_a_failure_until_a_post_succeeds(w: World) -> None:
@@ -211,7 +212,7 @@ async def test_messages_in_bengali(w: World) -> None:
     assert message.lines[0] == (
         "পরের প্রশ্ন: বুধবার ২০২৬-০৩-০৪ ০৯:৩০ (Asia/Dhaka) · UTC-তে ২০২৬-০৩-০৪ ০৩:৩০"
     )
-    now = await w.schedules.now(admin(), "C1")
+    now = await w.schedules.now(admin(), "C1", w.delivery)
     assert schedule_now_text(now) == "শিডিউলের পরের প্রশ্নটা এখনই পোস্ট করা হলো।"
 
 

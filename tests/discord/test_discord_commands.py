@@ -30,8 +30,8 @@ from fake_discord import APP_ID, FakeDiscord
 from bot.config import SetupError
 from bot.discord.client import QuizClient
 from bot.discord.permissions import POSTS
-from bot.discord.runner import run_discord
-from bot.discord.sync import PERMISSIONS, application_id_from_token, invite_url, sync_commands
+from bot.discord.runner import run_discord, sync_commands
+from bot.discord.sync import PERMISSIONS, application_id_from_token, invite_url
 
 ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."
 

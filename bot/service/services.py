@@ -1,0 +1,104 @@
+"""What the adapters receive: the services of one process, built by `bot.bootstrap`.
+
+An adapter turns platform input into calls on these and renders the results; it never
+reaches the store (the storage port is for services) and never builds a service itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from bot.config import Config
+from bot.decks.loading import DeckReport, load_decks
+from bot.decks.model import DeckLibrary
+from bot.domain.clock import Clock
+from bot.observability.metrics import Metrics
+from bot.service.admission import Admission
+from bot.service.delivery import Delivery
+from bot.service.live_posts import LivePosts
+from bot.service.ports import QuizStore
+from bot.service.publishing import Publishing
+from bot.service.quiz import Quiz
+from bot.service.scheduler import Scheduler
+from bot.service.schedules import Schedules
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+log = logging.getLogger("quizbot")
+
+
+@dataclass
+class Services:
+    config: Config
+    store: QuizStore
+    """For the composition root and tests; adapters go through the services."""
+    quiz: Quiz
+    clock: Clock
+    schedules: Schedules
+    scheduler: Scheduler
+    """One scheduler for every platform: each runner registers its Delivery when it is up."""
+    installations: Callable[[], AsyncEngine] | None = None
+    """Opens the engine of Slack's OAuth installation store (the project's database)."""
+    metrics: Metrics = field(default_factory=Metrics)
+    admission: Admission = field(default_factory=Admission)
+    """The clicks being answered, on every platform of this process."""
+    publishing: Publishing = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.publishing = Publishing(self.quiz)
+
+    def live_posts(self, interval: float) -> LivePosts:
+        """The open question messages of one platform, redrawn at most every `interval` s."""
+        return LivePosts(self.quiz, self.clock, interval)
+
+    def register_delivery(self, platform: str, delivery: Delivery) -> None:
+        """Lets the scheduler post daily questions on `platform` ("slack", "discord")."""
+        self.scheduler.deliveries[platform] = delivery
+
+    def unregister_delivery(self, platform: str, delivery: Delivery) -> None:
+        """No more daily questions through `delivery` (its session is closing)."""
+        if self.scheduler.deliveries.get(platform) is delivery:
+            del self.scheduler.deliveries[platform]
+
+    async def healthy(self) -> None:
+        """Returns when the database answered a trivial query; raises otherwise."""
+        await self.store.get_meta("healthz")
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self.store.get_meta(key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self.store.set_meta(key, value)
+
+    async def close(self) -> None:
+        await self.store.close()
+
+    def reload_decks(self) -> DeckReport:
+        """Loads the decks again; only a valid set replaces the running one.
+
+        Posts and runs of questions that disappeared get a polite "question gone" reply.
+        """
+        report = load_decks(self.config.question_paths)
+        if report.ok:
+            self.quiz.decks = DeckLibrary(report.decks)
+            log.info("decks reloaded: %s", report.summary(), extra={"event": "decks_reloaded"})
+        else:
+            log.error(
+                "deck reload refused, keeping the running decks:\n%s",
+                "\n".join(str(p) for p in report.problems),
+                extra={"event": "decks_reload_refused", "problems": len(report.problems)},
+            )
+        return report
+
+    def reload_on_sighup(self) -> None:
+        """`kill -HUP <pid>` reloads the decks (where the platform has signals)."""
+        loop = asyncio.get_running_loop()
+        with contextlib.suppress(NotImplementedError, AttributeError):
+            loop.add_signal_handler(signal.SIGHUP, self.reload_decks)
