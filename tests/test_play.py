@@ -15,6 +15,8 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED = ROOT / "questions" / "model-pipeline-parallelism.yaml"
+SEED_DECK = "model-pipeline-parallelism"
+"""With more than one deck shipped, the tests take the seed deck by name."""
 PROMPT = re.compile(r"\(([A-E](?:, [A-E])*), [^)]*\): $")
 
 
@@ -29,7 +31,17 @@ class Player:
             encoding="utf-8",
         )
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "play", "--config", str(config), *args],
+            [
+                sys.executable,
+                "-m",
+                "bot",
+                "play",
+                "--config",
+                str(config),
+                "--deck",
+                SEED_DECK,
+                *args,
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -157,7 +169,18 @@ def test_piped_input_all_at_once(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "bot", "play", "--config", str(config), "--user", "pipe"],
+        [
+            sys.executable,
+            "-m",
+            "bot",
+            "play",
+            "--config",
+            str(config),
+            "--deck",
+            SEED_DECK,
+            "--user",
+            "pipe",
+        ],
         input=b"a\nb\nc\nd\na\nb\nc\nd\n",
         capture_output=True,
         timeout=60,
