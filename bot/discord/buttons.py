@@ -229,9 +229,13 @@ def answer_reply(result: AnswerResult) -> tuple[discord.Embed, discord.ui.View |
 
 
 def _view(*items: discord.ui.Item[Any]) -> discord.ui.View:
+    """A view of dynamic items, already stopped: clicks reach them by custom_id pattern
+    (`DYNAMIC_ITEMS`), so discord.py need not keep the view, nor (for an ephemeral reply)
+    a 15-minute timer per message sent."""
     view = discord.ui.View(timeout=None)
     for item in items:
         view.add_item(item)
+    view.stop()
     return view
 
 

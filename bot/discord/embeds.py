@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 import discord
 from discord.utils import escape_markdown
@@ -44,8 +45,12 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+@lru_cache(maxsize=4096)
 def esc(text: str) -> str:
-    """Deck text (or a line holding it) shown literally: no markdown, no renumbered lists."""
+    """Deck text (or a line holding it) shown literally: no markdown, no renumbered lists.
+
+    Cached: the same deck texts go into every reply, and escaping is a handful of regex
+    passes (a tenth of a click's time in a burst)."""
     return _NUMBERED.sub(r"\1\\. ", escape_markdown(text))
 
 
