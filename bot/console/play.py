@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from bot.decks.model import Deck, pick
+from bot.decks.numerals import number
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 from bot.domain.leaderboard import Period
@@ -77,8 +78,9 @@ def choose_deck(quiz: Quiz, term: Terminal, deck_id: str | None, locale: str) ->
         answer = term.ask(text(locale, "play.choose_deck"))
         if answer is None or answer.lower() == "q":
             return None
-        if answer.isdigit() and 1 <= int(answer) <= len(decks):
-            return decks[int(answer) - 1]
+        chosen = number(answer)
+        if chosen is not None and 1 <= chosen <= len(decks):
+            return decks[chosen - 1]
         if quiz.decks.get(answer):
             return quiz.deck(answer)
 

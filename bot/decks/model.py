@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from bot.decks.numerals import number
+
 Localized = Mapping[str, str]
 """A text in each of the deck's locales, e.g. {"bn": "...", "en": "..."}."""
 
@@ -71,11 +73,12 @@ class Deck:
         return iter(self.questions)
 
     def question(self, ref: str) -> Question | None:
-        """A question by id, or by its 1-based position written as digits."""
+        """A question by id, or by its 1-based position (ASCII or Bengali digits)."""
         if ref in self._by_id:
             return self._by_id[ref]
-        if ref.isdigit() and 1 <= int(ref) <= len(self.questions):
-            return self.questions[int(ref) - 1]
+        position = number(ref)
+        if position is not None and 1 <= position <= len(self.questions):
+            return self.questions[position - 1]
         return None
 
     def locale_or_default(self, locale: str | None) -> str:

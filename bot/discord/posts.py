@@ -27,7 +27,7 @@ def message_ref(channel_id: int, message_id: int) -> str:
 
 def parse_ref(ref: str | None) -> tuple[int, int] | None:
     channel, _, message = (ref or "").partition(":")
-    if not (channel.isdigit() and message.isdigit()):
+    if not (channel.isascii() and channel.isdigit() and message.isascii() and message.isdigit()):
         return None
     return int(channel), int(message)
 

@@ -347,6 +347,22 @@ async def test_decks_help_autocomplete_and_unknown_commands(bot: DiscordBot) -> 
     assert board.embed["title"] == "Leaderboard · this week · Deck: Parallelism \\_basics\\_"
 
 
+@pytest.mark.parametrize("ref", ["²", "٣", "３", "-1"])
+async def test_a_question_number_in_another_script_is_told_clearly(
+    bot: DiscordBot, ref: str
+) -> None:
+    said = await bot.run("quiz", "post", by=ALICE, deck="basics", question=ref)
+    assert said.ephemeral
+    assert said.data["content"] == (
+        f"Deck basics has no question “{ref}” (use an id or a number from 1 to 3)."
+    )
+
+
+async def test_a_question_number_in_bengali_digits_posts_it(bot: DiscordBot) -> None:
+    posted = await bot.run("quiz", "post", by=ALICE, deck="basics", question="৩")
+    assert posted.embed["title"].endswith("Question 3 of 3")
+
+
 async def test_clicks_from_a_direct_message_are_told_the_quiz_is_for_servers(
     bot: DiscordBot,
 ) -> None:

@@ -54,6 +54,19 @@ async def test_unknown_deck(slack: Slack) -> None:
     assert not slack.fake.api("chat.postMessage")
 
 
+@pytest.mark.parametrize("ref", ["²", "٣", "３", "1.5", "-1", "9" * 40])
+async def test_a_number_that_is_no_question_is_told_clearly(slack: Slack, ref: str) -> None:
+    shown = await _say(slack, f"post {TEST_DECK} {ref}")
+    assert f"has no question “{ref}” (use an id or a number from 1 to 3)" in shown
+    assert not slack.fake.api("chat.postMessage")
+
+
+async def test_bengali_digits_pick_a_question(slack: Slack) -> None:
+    post_id = await slack.post(f"{TEST_DECK} ২")
+    post = await slack.app.store.post(post_id)
+    assert post is not None and post.question_id == "sum"  # the deck's second question
+
+
 async def test_my_language_changes_my_replies(slack: Slack) -> None:
     assert "এখন থেকে আপনার ভাষা বাংলা।" in await _say(slack, "language bn", user="U1")
     assert "লিডারবোর্ড" in await _say(slack, "leaderboard", user="U1")
