@@ -37,6 +37,9 @@ class BareClient(discord.AutoShardedClient):
 async def main(kind: str, api_url: str, gateway_url: str, folder: Path, decks: Path) -> None:
     logging.basicConfig(level=logging.WARNING)
     text = f"""
+[ops]
+enabled = false
+
 [database]
 url = "sqlite:///{folder / "quiz.db"}"
 

@@ -36,6 +36,9 @@ from tests.slack.harness import SIGNING_SECRET
 
 def config_text(api_url: str, folder: Path, port: int) -> str:
     return f"""
+[ops]
+enabled = false
+
 [database]
 url = "sqlite:///{folder / "quiz.db"}"
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from bot.config import Config
 from bot.decks.loading import DeckReport, load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock, SystemClock
+from bot.observability.ops import ops_listener
 from bot.presentation.locales import LOCALES
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
@@ -125,16 +127,26 @@ async def run_platforms(app: App) -> None:
     check_platforms(app.config)
     names = enabled_platforms(app.config)
     app.reload_on_sighup()
+    ops = app.config.file.ops
     try:
-        async with asyncio.TaskGroup() as group:
-            group.create_task(app.scheduler.run())
-            if "slack" in names:
-                from bot.slack.runner import run_slack
-
-                group.create_task(run_slack(app))
-            if "discord" in names:
-                from bot.discord.runner import run_discord
-
-                group.create_task(run_discord(app))
+        async with contextlib.AsyncExitStack() as stack:
+            if ops.enabled:
+                await stack.enter_async_context(
+                    ops_listener(app.healthy, app.metrics, ops.host, ops.port)
+                )
+            await _run_each(app, names)
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
+
+
+async def _run_each(app: App, names: list[str]) -> None:
+    async with asyncio.TaskGroup() as group:
+        group.create_task(app.scheduler.run())
+        if "slack" in names:
+            from bot.slack.runner import run_slack
+
+            group.create_task(run_slack(app))
+        if "discord" in names:
+            from bot.discord.runner import run_discord
+
+            group.create_task(run_discord(app))

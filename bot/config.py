@@ -80,12 +80,22 @@ class ScheduleConfig(_Section):
     close_after_hours: float | None = Field(default=None, gt=0, le=24 * 7)
 
 
+class OpsConfig(_Section):
+    """The operations listener: /healthz and /metrics, apart from any public port."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(default=9464, ge=0, le=65535)
+    """0: any free port (tests)."""
+
+
 class ConfigFile(_Section):
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     questions: QuestionsConfig = Field(default_factory=QuestionsConfig)
     slack: SlackConfig = Field(default_factory=SlackConfig)
     discord: DiscordConfig = Field(default_factory=DiscordConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
+    ops: OpsConfig = Field(default_factory=OpsConfig)
 
 
 @dataclass(frozen=True)

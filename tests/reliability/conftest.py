@@ -122,6 +122,9 @@ url = {json.dumps(database)}
 
 [questions]
 paths = [{json.dumps(str(decks))}]
+
+[ops]
+port = 0
 """
     if discord_urls is not None:
         rest, gateway = discord_urls
