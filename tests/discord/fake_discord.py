@@ -172,6 +172,12 @@ class FakeDiscord:
         self.refuse_callbacks = 0
         """How many of the next message responses (types 4 and 5) get a 400, as Discord
         answers a body it will not take."""
+        self.lose_post_answers = 0
+        """How many of the next channel messages are created but answered 502 (a proxy that
+        timed out after Discord stored it): a client that retries without a nonce posts twice."""
+        self._nonces: dict[tuple[str, str], str] = {}
+        """(channel, nonce) -> message id: with `enforce_nonce`, Discord answers a repeat of a
+        recent nonce with the message it already created."""
         self._ids = itertools.count(1)
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -559,10 +565,18 @@ class FakeDiscord:
             )
         data = await request.json()
         self.channel_posts.append((channel_id, data))
+        nonce = (channel_id, str(data.get("nonce")))
+        if data.get("enforce_nonce") and nonce in self._nonces:
+            return as_json(self.messages[self._nonces[nonce]])
         message = self._message(data, channel_id)
         message["type"] = 0
         message.pop("webhook_id")
         self.messages[message["id"]] = message
+        if data.get("enforce_nonce") and data.get("nonce") is not None:
+            self._nonces[nonce] = message["id"]
+        if self.lose_post_answers:
+            self.lose_post_answers -= 1
+            return as_json({"message": "Bad Gateway", "code": 0}, status=502)
         return as_json(message)
 
     async def _open_dm(self, request: web.Request) -> web.Response:

@@ -106,6 +106,33 @@ async def test_the_daily_question_end_to_end(make_bot: BotFactory, fake: FakeDis
     )
 
 
+async def test_a_post_whose_answer_was_lost_is_sent_once(
+    make_bot: BotFactory, fake: FakeDiscord
+) -> None:
+    """Discord stored the message but the answer was a 502: discord.py sends it again with
+    the same nonce and `enforce_nonce`, so Discord returns the first message, not a second."""
+    clock = ManualClock(MONDAY)
+    bot = await make_bot(clock=clock)
+    await bot.run(
+        "quizadmin",
+        "set",
+        subgroup="schedule",
+        by=ADMIN,
+        time="9:00",
+        timezone="Asia/Dhaka",
+        deck="Basics",
+    )
+    fake.lose_post_answers = 1
+    clock.set(AT_NINE + timedelta(seconds=10))
+    (post_id,) = await _tick(bot)
+    sent = [data for channel, data in fake.channel_posts if channel == str(CHANNEL)]
+    assert len(sent) == 2 and sent[0]["nonce"] == sent[1]["nonce"]  # tried twice, one nonce
+    assert all(data["enforce_nonce"] for data in sent)
+    (only,) = fake.posts_in(CHANNEL)
+    post = await bot.app.store.post(post_id)
+    assert post is not None and post.message_ref == f"{CHANNEL}:{only['id']}"
+
+
 async def test_a_channel_the_bot_cannot_post_in(make_bot: BotFactory, fake: FakeDiscord) -> None:
     """The schedule is set for another channel, one the bot may not post in: the date is
     recorded as failed with Discord's reason, the admin gets a DM, `show` says so."""
