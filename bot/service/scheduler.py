@@ -215,10 +215,19 @@ class Scheduler:
                 await show_reveal(delivery, reveal)
 
 
+UNEXPECTED = "the bot met an unexpected error (its log has the details)"
+REFUSALS = {
+    "unknown_deck": "its deck {deck} is not loaded any more (was it removed or renamed?)",
+    "no_decks": "no deck is loaded",
+    "try_again": "the database did not answer in time",
+}
+"""Why a date failed, in words: `schedule show` and the admin's DM repeat it (in English,
+like the platforms' own refusals), never an internal exception."""
+
+
 def _reason(error: Exception) -> str:
     if isinstance(error, DeliveryError):
         return error.reason
-    if isinstance(error, QuizError):
-        params = ", ".join(f"{k}={v}" for k, v in error.params.items())
-        return f"{error.key} ({params})" if params else error.key
-    return f"{type(error).__name__}: {error}"
+    if isinstance(error, QuizError) and error.key in REFUSALS:
+        return REFUSALS[error.key].format(**error.params)
+    return UNEXPECTED

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from bot.decks.model import DeckLibrary
 from bot.domain.clock import ManualClock
 from bot.domain.records import NewSchedule, SlotStatus
 from bot.domain.schedule import Schedule
@@ -136,6 +137,15 @@ async def test_off_stops_posting(w: World, clock: ManualClock) -> None:
     assert (await w.scheduler.tick()).posted == []
 
 
+async def test_a_deck_gone_is_told_to_the_admin_in_words(w: World, clock: ManualClock) -> None:
+    await daily(w)
+    w.quiz.decks = DeckLibrary([])  # the deck file was removed and the decks reloaded
+    clock.set(at(0))
+    assert (await w.scheduler.tick()).posted == []
+    [(_, reason)] = w.delivery.failures
+    assert reason == "its deck demo is not loaded any more (was it removed or renamed?)"
+
+
 async def test_a_failing_delivery_is_recorded_and_the_others_still_post(
     w: World, clock: ManualClock
 ) -> None:
@@ -149,7 +159,7 @@ async def test_a_failing_delivery_is_recorded_and_the_others_still_post(
     assert len(report.posted) == 1 and sorted(report.failed) == sorted([gone.id, boom.id])
     assert [v.post.channel_id for v in w.delivery.posts] == ["C-ok"]
     assert sorted((s.channel_id, r) for s, r in w.delivery.failures) == [
-        ("C-boom", "RuntimeError: boom"),
+        ("C-boom", "the bot met an unexpected error (its log has the details)"),
         ("C-gone", "channel_not_found"),
     ]
     [slot] = await w.store.recent_slots(gone.id, 5)
@@ -182,7 +192,7 @@ async def test_a_broken_schedule_or_store_never_stops_the_loop(
     report = await w.scheduler.tick()
     assert report.failed == [broken.id] and len(report.posted) == 1
     [slot] = await w.store.recent_slots(broken.id, 1)
-    assert slot.error is not None and slot.error.startswith("unknown_deck")
+    assert slot.error is not None and slot.error.startswith("its deck no-deck is not loaded")
 
     async def down() -> None:
         raise ConnectionError("database is down")
