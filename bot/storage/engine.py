@@ -118,22 +118,41 @@ def _unavailable(context: ExceptionContext) -> BaseException | None:
         context.is_disconnect
         or isinstance(original, OSError | TimeoutError)
         or any(text in str(original) for text in _LOCKED)
-        or type(original).__name__ in _DISCONNECTS
+        or transient_sqlstate(sqlstate_of(original))
     )
+    if sqlstate_of(original) in ROLLED_BACK:
+        return RolledBack()
     return StoreUnavailable() if transient else None
 
 
-_DISCONNECTS = frozenset(
-    {
-        "ConnectionDoesNotExistError",
-        "CannotConnectNowError",
-        "ConnectionFailureError",
-        # Rolled back by PostgreSQL for the caller to retry: a deadlock it broke, a
-        # serialization failure.
-        "DeadlockDetectedError",
-        "SerializationError",
-    }
-)
+ROLLED_BACK = frozenset({"40P01", "40001"})
+
+
+class RolledBack(StoreUnavailable):
+    """PostgreSQL broke off the transaction (a deadlock, a serialization failure) and
+    rolled it back whole: running it again is safe, and the store does so once."""
+
+
+TRANSIENT_SQLSTATES = frozenset({"40P01", "40001", "57P01", "57P02", "57P03", "53300"})
+"""Rolled back for the caller to retry: a deadlock PostgreSQL broke (40P01), a
+serialization failure (40001); the server going away or not taking connections yet:
+admin_shutdown, crash_shutdown, cannot_connect_now (57P01-03), too_many_connections."""
+
+
+def transient_sqlstate(state: str | None) -> bool:
+    """Whether PostgreSQL's SQLSTATE means "nothing was written, try again"; the whole
+    08 class (connection exceptions) does."""
+    return bool(state) and (state in TRANSIENT_SQLSTATES or str(state).startswith("08"))
+
+
+def sqlstate_of(error: BaseException) -> str | None:
+    """The SQLSTATE of a PostgreSQL error. SQLAlchemy's asyncpg adapter raises its own
+    generic error class (with `sqlstate`) around asyncpg's, so the class name says nothing."""
+    for candidate in (error, error.__cause__):
+        state = getattr(candidate, "sqlstate", None) or getattr(candidate, "pgcode", None)
+        if isinstance(state, str) and state:
+            return state
+    return None
 
 
 def tune_sqlite(engine: Engine) -> None:

@@ -1,0 +1,72 @@
+"""PostgreSQL trouble read by SQLSTATE: a real deadlock and a real server-side disconnect on
+the local PostgreSQL become StoreUnavailable ("try again"), not "something went wrong"."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.service.ports import StoreUnavailable
+from bot.storage.engine import RolledBack, store_engine
+from tests.storage.databases import POSTGRES_URL
+
+
+@dataclass
+class Pg:
+    engine: AsyncEngine
+    table: str
+
+
+@pytest.fixture
+async def pg() -> AsyncIterator[Pg]:
+    engine = store_engine(POSTGRES_URL)
+    table = f"deadlock_{uuid.uuid4().hex[:8]}"
+    async with engine.begin() as conn:
+        await conn.execute(text(f"CREATE TABLE {table} (id int PRIMARY KEY, n int)"))
+        await conn.execute(text(f"INSERT INTO {table} VALUES (1, 0), (2, 0)"))
+    yield Pg(engine, table)
+    async with engine.begin() as conn:
+        await conn.execute(text(f"DROP TABLE {table}"))
+    await engine.dispose()
+
+
+async def test_a_real_deadlock_is_try_again(pg: Pg) -> None:
+    table = pg.table
+    both_hold_one = asyncio.Barrier(2)
+
+    async def cross(first: int, second: int) -> None:
+        async with pg.engine.begin() as conn:
+            await conn.execute(text(f"UPDATE {table} SET n = n + 1 WHERE id = {first}"))
+            await both_hold_one.wait()
+            await conn.execute(text(f"UPDATE {table} SET n = n + 1 WHERE id = {second}"))
+
+    results = await asyncio.gather(cross(1, 2), cross(2, 1), return_exceptions=True)
+    failed = [r for r in results if isinstance(r, BaseException)]
+    assert len(failed) == 1, results  # PostgreSQL broke the cycle by aborting one
+    assert isinstance(failed[0], StoreUnavailable), repr(failed[0])
+    assert isinstance(failed[0], RolledBack)  # safe to run again
+
+
+async def test_a_connection_the_server_terminates_is_try_again(pg: Pg) -> None:
+    async with pg.engine.connect() as victim:
+        pid = (await victim.execute(text("SELECT pg_backend_pid()"))).scalar_one()
+        async with pg.engine.connect() as admin:
+            await admin.execute(text(f"SELECT pg_terminate_backend({pid})"))
+            await admin.commit()
+        with pytest.raises(StoreUnavailable):
+            await victim.execute(text("SELECT 1"))
+
+
+def test_sqlstates_are_classified() -> None:
+    from bot.storage.engine import transient_sqlstate
+
+    for state in ("40P01", "40001", "57P01", "57P02", "57P03", "08006", "08001", "53300"):
+        assert transient_sqlstate(state), state
+    for state in ("23505", "42P01", "22P02", None, ""):
+        assert not transient_sqlstate(state), state
