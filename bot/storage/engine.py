@@ -8,6 +8,8 @@ busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
 import time
 from pathlib import Path
@@ -17,6 +19,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import Engine, event, func, select
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
+from sqlalchemy.engine import make_url as engine_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -47,6 +50,7 @@ def store_engine(url: str, *, schema: str | None = None, autocommit: bool = Fals
             raise ValueError(f"schema {schema!r} is not a plain SQL identifier")
         connect_args["server_settings"] = {"search_path": schema}
     if url.startswith("sqlite"):
+        _owner_only(engine_url(url).database)
         engine = create_async_engine(url, connect_args=connect_args)
         tune_sqlite(engine.sync_engine)
     else:
@@ -58,6 +62,16 @@ def store_engine(url: str, *, schema: str | None = None, autocommit: bool = Fals
         _ping_when_idle(engine.sync_engine)
     translate_errors(engine.sync_engine)
     return engine
+
+
+def _owner_only(path: str | None) -> None:
+    """Creates a new SQLite file readable by its owner only (0600): it holds every answer and,
+    with OAuth, the workspaces' (encrypted) tokens. SQLite gives the -wal and -shm files the
+    mode of the database file. An existing file keeps the mode its owner chose."""
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
 
 
 IDLE_PING_SECONDS = 1.0

@@ -1,18 +1,22 @@
-"""PostgreSQL trouble read by SQLSTATE: a real deadlock and a real server-side disconnect on
-the local PostgreSQL become StoreUnavailable ("try again"), not "something went wrong"."""
+"""Store errors and files: PostgreSQL trouble read by SQLSTATE (a real deadlock and a real
+server-side disconnect on the local PostgreSQL become StoreUnavailable, "try again", not
+"something went wrong"), and a new SQLite file that only its owner can read."""
 
 from __future__ import annotations
 
 import asyncio
+import stat
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import StoreUnavailable
+from bot.storage import open_store
 from bot.storage.engine import RolledBack, store_engine
 from tests.storage.databases import POSTGRES_URL
 
@@ -70,3 +74,14 @@ def test_sqlstates_are_classified() -> None:
         assert transient_sqlstate(state), state
     for state in ("23505", "42P01", "22P02", None, ""):
         assert not transient_sqlstate(state), state
+
+
+async def test_a_new_sqlite_file_and_its_wal_are_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "quizbot.db"
+    store = await open_store(f"sqlite:///{path}")
+    try:
+        await store.set_meta("k", "v")  # a write: the WAL exists now
+        for name in ("quizbot.db", "quizbot.db-wal", "quizbot.db-shm"):
+            assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o600, name
+    finally:
+        await store.close()
