@@ -16,6 +16,7 @@ from bot.domain.actor import Actor
 from bot.domain.answer import AnswerResult, points_for
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
+from bot.domain.language import language
 from bot.domain.leaderboard import ALL_TIME, TOP, Leaderboard, Period, period_bounds, period_key
 from bot.domain.post import PostView, Reveal, build_reveal, choice_order
 from bot.domain.records import (
@@ -74,28 +75,25 @@ class Quiz:
     # Languages -----------------------------------------------------------
 
     async def reply_locale(self, actor: Actor, deck: Deck) -> str:
-        """`_deck_locale`, reading only as far as it needs to."""
-        if actor.locale in deck.locales:
-            return actor.locale
+        """The language of a reply about `deck` (see `bot.domain.language`)."""
         mine = await self.store.user_locale(actor.server_id, actor.user_id)
-        if mine in deck.locales:
-            return mine
-        return deck.locale_or_default((await self.store.server(actor.server_id)).locale)
+        server = await self.store.server(actor.server_id)
+        return _deck_locale(actor, deck, mine, server)
 
     async def ui_locale(self, actor: Actor) -> str:
-        """Language for replies that belong to no deck (help, leaderboard, errors)."""
-        if actor.locale in self.ui_locales:
-            return actor.locale
+        """Language for replies that belong to no deck (help, leaderboard, errors); with no
+        setting, the first deck's language."""
         mine = await self.store.user_locale(actor.server_id, actor.user_id)
-        if mine in self.ui_locales:
-            return mine
         server = await self.store.server(actor.server_id)
-        if server.locale in self.ui_locales:
-            return server.locale
         first = self.decks.first()
-        if first is not None and first.default_locale in self.ui_locales:
-            return first.default_locale
-        return self.ui_locales[0]
+        fallback = first.default_locale if first is not None else self.ui_locales[0]
+        return language(
+            self.ui_locales,
+            platform=actor.locale,
+            mine=mine,
+            server=server.locale,
+            fallback=fallback if fallback in self.ui_locales else self.ui_locales[0],
+        )
 
     async def set_language(self, actor: Actor, locale: str, *, server: bool = False) -> str:
         locale = locale.strip().lower()
@@ -429,10 +427,10 @@ class Quiz:
 
 
 def _deck_locale(actor: Actor, deck: Deck, mine: str | None, server: ServerSettings) -> str:
-    """The platform's language for the user, else their setting, else the server's, else
-    the deck's first: one the deck has."""
-    if actor.locale in deck.locales:
-        return actor.locale
-    if mine in deck.locales:
-        return mine
-    return deck.locale_or_default(server.locale)
+    return language(
+        deck.locales,
+        platform=actor.locale,
+        mine=mine,
+        server=server.locale,
+        fallback=deck.default_locale,
+    )
