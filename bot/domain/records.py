@@ -1,9 +1,8 @@
 """The records the quiz keeps: servers, posts, answers, runs, standings, schedules.
 
-`bot.storage.sql.SqlStore` implements it on SQLite and PostgreSQL. Each method is one
-transaction; the ones that decide "first click stands" or "first meeting scores" must be
-atomic against concurrent callers (an insert that only one caller can win), never a
-read-then-write.
+The storage ports (`bot.service.ports`) take and give these, whichever store is behind them;
+the rules that work on them (points, totals, streaks, ranks) are in `bot.domain.scoring` and
+`bot.domain.totals`.
 
 Server ids are namespaced by the adapter ("slack:T123", "slack:E9" for org-wide installs,
 "discord:1234", "local"), so two platforms never share a leaderboard by accident.

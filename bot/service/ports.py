@@ -1,9 +1,11 @@
-"""The storage port: what the services need from a database, and nothing more.
+"""The storage ports: what the services need from a database, one Protocol per aggregate.
 
-`bot.storage.sql.SqlStore` implements it on SQLite and PostgreSQL. Each method is one
-transaction; the ones that decide "first click stands" or "first meeting scores" must be
-atomic against concurrent callers (an insert that only one caller can win), never a
-read-then-write.
+A service asks for the ports it uses (`Schedules` and `Slots` for the scheduler, say);
+`QuizStore` is all of them, which `bot.storage.sql.SqlStore` (SQLite and PostgreSQL) and
+`bot.storage.memory.MemoryStore` implement, held to one contract by tests/storage. Each method
+is one transaction; the ones that decide "first click stands" or "first meeting scores" must
+be atomic against concurrent callers (an insert that only one caller can win), never a
+read-then-write. All datetimes are aware UTC.
 """
 
 from __future__ import annotations
@@ -44,10 +46,9 @@ class StoreUnavailable(QuizError):
         super().__init__("try_again")
 
 
-class QuizStore(Protocol):
-    """Minimum methods a store implements. All datetimes are aware UTC."""
+class Servers(Protocol):
+    """A server's settings and season, its users' languages, and small key/value state."""
 
-    # Servers and users
     async def server(self, server_id: str) -> ServerSettings:
         """The server's settings; defaults (not stored) for a server never seen."""
         ...
@@ -66,13 +67,19 @@ class QuizStore(Protocol):
 
     async def user_locale(self, server_id: str, user_id: str) -> str | None: ...
 
-    async def player(self, server_id: str, user_id: str) -> Player:
-        """The server's settings, the user's language, totals and streak, in one read."""
-        ...
-
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None: ...
 
-    # Posts
+    async def get_meta(self, key: str) -> str | None:
+        """Process state kept across restarts (e.g. the hash of the last Discord command
+        sync)."""
+        ...
+
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+
+class PostsAndAnswers(Protocol):
+    """Questions posted in channels and the clicks on them: the first click stands."""
+
     async def create_post(self, post: NewPost) -> PostRecord: ...
 
     async def post(self, post_id: int) -> PostRecord | None: ...
@@ -87,13 +94,19 @@ class QuizStore(Protocol):
         """Closes an open post; False if it was already closed (only one closer wins)."""
         ...
 
+    async def discard_post(self, post_id: int, at: datetime) -> None:
+        """Closes a post that never reached its channel and detaches it from its schedule,
+        so it counts neither in streaks nor in the question cycle."""
+        ...
+
     async def answer_post(
         self, answer: PostAnswer, *, deadline: float | None = None
     ) -> PostAnswerOutcome:
-        """Stores the user's first answer to an open post; a later one changes nothing. One
-        transaction, committed when this returns: the click's whole write, and what its
-        reply shows about the user in the post's server. `deadline` (`time.monotonic()`):
-        not begun by then, nothing is stored and StoreUnavailable is raised."""
+        """Stores the user's first answer to an open post, with the points the service gave
+        it; a later one changes nothing. One transaction, committed when this returns: the
+        click's whole write, and what its reply shows about the user in the post's server.
+        `deadline` (`time.monotonic()`): not begun by then, nothing is stored and
+        StoreUnavailable is raised."""
         ...
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
@@ -101,12 +114,15 @@ class QuizStore(Protocol):
         ...
 
     async def tally(self, post_id: int) -> dict[int, int]:
-        """Answers per original choice index."""
+        """Answers per original choice index; only choices someone picked appear."""
         ...
 
     async def answer_count(self, post_id: int) -> int: ...
 
-    # Runs
+
+class Runs(Protocol):
+    """A user's private pass through a deck: one unfinished run per deck."""
+
     async def active_run(self, server_id: str, user_id: str, deck_id: str) -> RunRecord | None: ...
 
     async def start_run(
@@ -117,7 +133,9 @@ class QuizStore(Protocol):
 
     async def run(self, run_id: int) -> RunRecord | None: ...
 
-    async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]: ...
+    async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]:
+        """The run's answers, oldest first."""
+        ...
 
     async def record_run_answer(
         self,
@@ -129,13 +147,17 @@ class QuizStore(Protocol):
         *,
         deadline: float | None = None,
     ) -> RunAnswerOutcome:
-        """Stores a run answer; it scores 1 point only if correct and the user's first
-        meeting with this question (in any run of this server and season)."""
+        """Stores a run answer; it scores (`bot.domain.scoring.run_points`) only if correct
+        and the user's first meeting with this question (in any run of this server, season
+        and deck)."""
         ...
 
     async def finish_run(self, run_id: int, at: datetime) -> None: ...
 
-    # Leaderboard and stats
+
+class Standings(Protocol):
+    """What users have scored: leaderboards, and one user's totals and streak."""
+
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         """Users with points > 0, by points desc then reached_at asc, at most `limit`."""
         ...
@@ -149,11 +171,18 @@ class QuizStore(Protocol):
         ...
 
     async def streak(self, server_id: str, user_id: str) -> int:
-        """Consecutive scheduled posts (posts with a schedule_id) of this server the user
-        answered, newest first; the newest one still open and unanswered does not break it."""
+        """Consecutive scheduled posts of this server the user answered, newest first
+        (`bot.domain.totals.streak_of`)."""
         ...
 
-    # Schedules (one per channel) and their slots (one row per schedule and local date)
+    async def player(self, server_id: str, user_id: str) -> Player:
+        """The server's settings, the user's language, totals and streak, in one read."""
+        ...
+
+
+class Schedules(Protocol):
+    """Daily questions: one schedule per channel, kept (disabled) when turned off."""
+
     async def put_schedule(self, new: NewSchedule) -> Schedule:
         """Creates the channel's schedule, or replaces the one it has (keeping its id, so
         its question cycle goes on), enabled, with `updated_at` = `new.at`."""
@@ -179,6 +208,10 @@ class QuizStore(Protocol):
         """Every enabled schedule of every server, with its newest slot date (one query:
         the scheduler asks this every tick)."""
         ...
+
+
+class Slots(Protocol):
+    """What each schedule did on each local date, and the posts it made."""
 
     async def claim_slot(
         self,
@@ -215,14 +248,10 @@ class QuizStore(Protocol):
         """Open posts made by a schedule (this one, or any), oldest first."""
         ...
 
-    async def discard_post(self, post_id: int, at: datetime) -> None:
-        """Closes a post that never reached its channel and detaches it from its schedule,
-        so it counts neither in streaks nor in the question cycle."""
+
+class QuizStore(Servers, PostsAndAnswers, Runs, Standings, Schedules, Slots, Protocol):
+    """Every port in one store, as the composition root opens it."""
+
+    async def close(self) -> None:
+        """Waits for writes under way, then lets go of the database."""
         ...
-
-    # Small key/value state (e.g. the hash of the last Discord command sync)
-    async def get_meta(self, key: str) -> str | None: ...
-
-    async def set_meta(self, key: str, value: str) -> None: ...
-
-    async def close(self) -> None: ...

@@ -1,4 +1,5 @@
-"""The SQL store: `QuizStore` on SQLite and PostgreSQL, and the Alembic migrations it ships."""
+"""The stores: `QuizStore` on SQLite and PostgreSQL (`sql`, one module per aggregate), in
+memory (`memory`, imported from there), and the Alembic migrations the SQL store ships."""
 
 from bot.storage.engine import upgrade
 from bot.storage.sql import SqlStore, open_store

@@ -8,7 +8,6 @@ object that is reused keeps its compiled-cache key.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from sqlalchemy import (
@@ -29,6 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import Player, ServerSettings, Totals
+from bot.domain.totals import after_answer as answered
 from bot.storage.tables import answers, posts, servers, user_settings
 
 AnyRow = Row[*tuple[Any, ...]]
@@ -186,19 +186,17 @@ def player_of(row: AnyRow, server_id: str) -> Player:
     )
 
 
-def after_answer(before: Player, row: AnyRow, correct: bool) -> Player | None:
-    """`before` once the click's new answer to the post in `row` is counted, worked out
-    rather than read again; None when only a read can tell (an older daily post, still open
-    beside a newer one, was answered: the streak's last miss may move)."""
-    scheduled = row.schedule_id is not None
-    if scheduled and row.id != row.newest_scheduled:
-        return None
-    totals = before.totals
-    if row.season == before.server.season:  # a post from before a reset counts in its own
-        totals = Totals(
-            totals.answered + 1, totals.correct + int(correct), totals.points + int(correct)
-        )
-    return replace(before, totals=totals, streak=before.streak + int(scheduled))
+def after_answer(before: Player, row: AnyRow, correct: bool, points: int) -> Player | None:
+    """`bot.domain.totals.after_answer` for the post in `row` (of `POST_CLICK` or `CLICK`):
+    the reply's facts worked out rather than read again."""
+    return answered(
+        before,
+        season=row.season,
+        scheduled=row.schedule_id is not None,
+        newest_scheduled=row.id == row.newest_scheduled,
+        correct=correct,
+        points=points,
+    )
 
 
 def read_player(conn: Connection, server_id: str, user_id: str) -> Player:

@@ -102,7 +102,7 @@ class PostAnswerWrite:
             if earlier is None:  # the first click was in flight, unseen by this snapshot
                 earlier = conn.scalar(POST_CHOICE, {"post_id": post.id, "user_id": user_id})
             return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
-        after = after_answer(before, row, answer.correct)
+        after = after_answer(before, row, answer.correct, answer.points)
         player = after or read_player(conn, server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
 
@@ -128,7 +128,7 @@ class PostAnswerWrite:
         if answer.points:
             scored = Scored(server_id, post.season, post.deck_id, user_id, answer.points, answer.at)
             add_points(conn, scored, before.server.timezone)
-        after = after_answer(before, target, answer.correct)
+        after = after_answer(before, target, answer.correct, answer.points)
         player = after or read_player(conn, server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
 

@@ -18,7 +18,7 @@ from sqlalchemy import Table, bindparam, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from bot.domain.leaderboard import answer_keys
+from bot.domain.scoring import boards
 from bot.storage.compiled import Compiled
 from bot.storage.tables import ALL_DECKS, score_counts, standings
 from bot.storage.transactions import accumulate
@@ -106,18 +106,17 @@ def _move_counts_stmt(conn: Connection) -> Any:
 
 
 def add_points(conn: Connection, scored: Scored, zone: str) -> None:
-    """Adds a scoring answer to its six standings rows (week, month and all time, each for
-    its deck and for all decks), in the transaction that stored it, and moves the user from
-    their old total to the new one in that transaction's score counts."""
+    """Adds a scoring answer to its six standings rows (`bot.domain.scoring.boards`), in the
+    transaction that stored it, and moves the user from their old total to the new one in
+    that transaction's score counts."""
     params: dict[str, Any] = {}
-    boards = [(p, d) for p in answer_keys(scored.at, zone) for d in (scored.deck_id, ALL_DECKS)]
-    for i, (period, deck) in enumerate(boards):
+    for i, (period, deck) in enumerate(boards(scored.at, zone, scored.deck_id)):
         params.update(
             {
                 f"server_id_{i}": scored.server_id,
                 f"season_{i}": scored.season,
                 f"period_{i}": period,
-                f"deck_key_{i}": deck,
+                f"deck_key_{i}": ALL_DECKS if deck is None else deck,
                 f"user_id_{i}": scored.user_id,
                 f"points_{i}": scored.points,
                 f"reached_at_{i}": scored.at,

@@ -1,5 +1,21 @@
-"""Every test here runs on SQLite and PostgreSQL: see tests/storage/databases.py."""
+"""Every test here runs on SQLite and PostgreSQL (see tests/storage/databases.py); one taking
+`store` runs on `MemoryStore` too, so it states the contract of every `QuizStore`. A test of
+the SQL store itself takes `sql_store` or `db`."""
 
-from tests.storage.databases import db, pg_schema, store
+import pytest
 
-__all__ = ["db", "pg_schema", "store"]
+from bot.service.ports import QuizStore
+from bot.storage import SqlStore
+from tests.storage.databases import Database, any_store, db, pg_schema
+
+__all__ = ["any_store", "db", "pg_schema"]
+
+
+@pytest.fixture
+def store(any_store: QuizStore) -> QuizStore:
+    return any_store
+
+
+@pytest.fixture
+async def sql_store(db: Database) -> SqlStore:
+    return await db.open()

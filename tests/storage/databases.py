@@ -1,5 +1,6 @@
-"""Fixtures for one storage contract on two databases: a test taking `db` or `store` runs on
-both. Import them into a conftest.py (as tests/storage/conftest.py does) to use them elsewhere.
+"""Fixtures for one storage contract on two databases and in memory: a test taking `db` or
+`store` runs on both databases, one taking `any_store` on them and on `MemoryStore` too.
+Import them into a conftest.py (as tests/storage/conftest.py does) to use them elsewhere.
 
 SQLite gets a fresh file per test (never :memory:, whose single shared connection would hide
 concurrency bugs). PostgreSQL gets a fresh schema per test on QUIZBOT_TEST_POSTGRES_URL
@@ -12,6 +13,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,8 +21,11 @@ import pytest
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.schema import CreateSchema, DropSchema
 
+from bot.service.ports import QuizStore
 from bot.storage import SqlStore, database_url, open_store
+from bot.storage.memory import MemoryStore
 
+SQL = ["sqlite", "postgresql"]
 POSTGRES_URL = os.environ.get(
     "QUIZBOT_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"
 )
@@ -41,13 +46,17 @@ class Database:
         return store
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
-    if request.param == "sqlite":
+@asynccontextmanager
+async def database(kind: str, tmp_path: Path) -> AsyncIterator[Database]:
+    """A fresh SQL database of `kind` ("sqlite" or "postgresql"), its stores closed (and a
+    PostgreSQL schema dropped) at the end."""
+    if kind == "sqlite":
         database = Database("sqlite", f"sqlite:///{tmp_path / 'quizbot.db'}")
-        yield database
-        for store in database.stores:
-            await store.close()
+        try:
+            yield database
+        finally:
+            for store in database.stores:
+                await store.close()
         return
     url = database_url(POSTGRES_URL, Path.cwd())
     admin = create_async_engine(url, connect_args={"timeout": 5})
@@ -67,9 +76,28 @@ async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Da
         await admin.dispose()
 
 
+@pytest.fixture(params=SQL)
+async def db(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    async with database(request.param, tmp_path) as opened:
+        yield opened
+
+
 @pytest.fixture
 async def store(db: Database) -> SqlStore:
+    """A SQL store, on each database."""
     return await db.open()
+
+
+@pytest.fixture(params=[*SQL, "memory"])
+async def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[QuizStore]:
+    """Every `QuizStore`: the SQL one on each database, and `MemoryStore`."""
+    if request.param == "memory":
+        memory = MemoryStore()
+        yield memory
+        await memory.close()
+        return
+    async with database(request.param, tmp_path) as opened:
+        yield await opened.open()
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The schedule half of the store contract, on SQLite and PostgreSQL."""
+"""The schedule half of the store contract, on SQLite, PostgreSQL and in memory."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import NewPost, NewSchedule, SlotStatus
+from bot.service.ports import QuizStore
 from bot.storage import SqlStore
 from bot.storage.engine import MIGRATIONS, store_engine
 
@@ -48,7 +49,7 @@ def a_post(
     )
 
 
-async def test_one_schedule_per_channel_replaced_in_place(store: SqlStore) -> None:
+async def test_one_schedule_per_channel_replaced_in_place(store: QuizStore) -> None:
     first = await store.put_schedule(new())
     assert first.time == "09:00" and first.enabled and first.days == "daily"
     assert first.created_at == T0 and first.updated_at == T0
@@ -69,7 +70,7 @@ async def test_one_schedule_per_channel_replaced_in_place(store: SqlStore) -> No
     assert await store.schedule_in_channel("slack:T2", "C1") is None
 
 
-async def test_server_schedules_and_off(store: SqlStore) -> None:
+async def test_server_schedules_and_off(store: QuizStore) -> None:
     b = await store.put_schedule(new("C2"))
     a = await store.put_schedule(new("C1"))
     await store.put_schedule(new("C1", server="discord:9"))
@@ -82,7 +83,7 @@ async def test_server_schedules_and_off(store: SqlStore) -> None:
     assert again.id == a.id and again.enabled
 
 
-async def test_enabled_schedules_carry_their_newest_slot_date(store: SqlStore) -> None:
+async def test_enabled_schedules_carry_their_newest_slot_date(store: QuizStore) -> None:
     a = await store.put_schedule(new("C1"))
     b = await store.put_schedule(new("C2"))
     off = await store.put_schedule(new("C3"))
@@ -94,7 +95,7 @@ async def test_enabled_schedules_carry_their_newest_slot_date(store: SqlStore) -
     assert off.id not in rows
 
 
-async def test_a_date_is_claimed_once(store: SqlStore) -> None:
+async def test_a_date_is_claimed_once(store: QuizStore) -> None:
     s = await store.put_schedule(new())
     assert await store.claim_slot(s.id, DAY, T0)
     assert not await store.claim_slot(s.id, DAY, T0 + timedelta(seconds=1))
@@ -114,7 +115,7 @@ async def test_concurrent_claims_from_several_stores_one_wins(db: Database) -> N
     assert sorted(results) == [False] * 11 + [True]
 
 
-async def test_finish_slot_records_the_outcome(store: SqlStore) -> None:
+async def test_finish_slot_records_the_outcome(store: QuizStore) -> None:
     s = await store.put_schedule(new())
     post = await store.create_post(a_post(s.id))
     await store.claim_slot(s.id, DAY, T0)
@@ -133,7 +134,7 @@ async def test_finish_slot_records_the_outcome(store: SqlStore) -> None:
     assert len(await store.recent_slots(s.id, 1)) == 1
 
 
-async def test_question_history_and_open_scheduled_posts(store: SqlStore) -> None:
+async def test_question_history_and_open_scheduled_posts(store: QuizStore) -> None:
     s = await store.put_schedule(new())
     other = await store.put_schedule(new("C2"))
     p1 = await store.create_post(a_post(s.id, "q2", T0))
@@ -153,7 +154,7 @@ async def test_question_history_and_open_scheduled_posts(store: SqlStore) -> Non
     assert [p.id for p in await store.open_scheduled_posts(s.id)] == [p2.id]
 
 
-async def test_a_discarded_post_leaves_the_schedule(store: SqlStore) -> None:
+async def test_a_discarded_post_leaves_the_schedule(store: QuizStore) -> None:
     s = await store.put_schedule(new())
     post = await store.create_post(a_post(s.id, "q2"))
     await store.discard_post(post.id, T0 + timedelta(minutes=1))

@@ -1,4 +1,5 @@
-"""The QuizStore contract, checked on SQLite and PostgreSQL (see conftest.py)."""
+"""The QuizStore contract, checked on SQLite, PostgreSQL and in memory (see conftest.py);
+the few tests of how the SQL store gets there take `sql_store`."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
-from bot.service.ports import StoreUnavailable
+from bot.service.ports import QuizStore, StoreUnavailable
 from bot.storage import SqlStore
 from bot.storage.compiled import Compiled
 from tests.factories import click
@@ -43,7 +44,7 @@ def at(minutes: float) -> datetime:
 
 
 async def new_post(
-    store: SqlStore,
+    store: QuizStore,
     *,
     question_id: str = "q1",
     channel_id: str = "C1",
@@ -70,7 +71,7 @@ async def new_post(
 
 
 async def score_post(
-    store: SqlStore, user_id: str, when: datetime, *, deck_id: str = DECK, season: int = 1
+    store: QuizStore, user_id: str, when: datetime, *, deck_id: str = DECK, season: int = 1
 ) -> None:
     """One point for `user_id` at `when`, from a correct answer to a fresh post."""
     post = await new_post(store, deck_id=deck_id, season=season, opened_at=when)
@@ -87,7 +88,7 @@ def assert_utc(value: datetime | None) -> None:
 # Posts
 
 
-async def test_post_round_trip(store: SqlStore) -> None:
+async def test_post_round_trip(store: QuizStore) -> None:
     created = await store.create_post(
         NewPost(
             server_id=SERVER,
@@ -122,7 +123,7 @@ async def test_post_round_trip(store: SqlStore) -> None:
     assert await store.post(created.id + 1000) is None
 
 
-async def test_set_post_message(store: SqlStore) -> None:
+async def test_set_post_message(store: QuizStore) -> None:
     post = await new_post(store)
     await store.set_post_message(post.id, "1712345678.000100")
     fetched = await store.post(post.id)
@@ -130,7 +131,7 @@ async def test_set_post_message(store: SqlStore) -> None:
     assert fetched.message_ref == "1712345678.000100"
 
 
-async def test_open_post_in_channel_is_the_newest_open_one(store: SqlStore) -> None:
+async def test_open_post_in_channel_is_the_newest_open_one(store: QuizStore) -> None:
     older = await new_post(store, question_id="q1", opened_at=at(0))
     newer = await new_post(store, question_id="q2", opened_at=at(5))
     await new_post(store, channel_id="C2", opened_at=at(9))
@@ -143,7 +144,7 @@ async def test_open_post_in_channel_is_the_newest_open_one(store: SqlStore) -> N
     assert await store.open_post_in_channel(SERVER, "C3") is None
 
 
-async def test_close_post_only_once(store: SqlStore) -> None:
+async def test_close_post_only_once(store: QuizStore) -> None:
     post = await new_post(store)
     assert await store.close_post(post.id, at(60)) is True
     assert await store.close_post(post.id, at(61)) is False
@@ -154,7 +155,7 @@ async def test_close_post_only_once(store: SqlStore) -> None:
     assert await store.close_post(post.id + 1000, at(61)) is False
 
 
-async def test_concurrent_closers_one_wins(store: SqlStore) -> None:
+async def test_concurrent_closers_one_wins(store: QuizStore) -> None:
     post = await new_post(store)
     results = await asyncio.gather(*(store.close_post(post.id, at(i)) for i in range(10)))
     assert results.count(True) == 1
@@ -163,7 +164,7 @@ async def test_concurrent_closers_one_wins(store: SqlStore) -> None:
 # Post answers
 
 
-async def test_first_answer_stands(store: SqlStore) -> None:
+async def test_first_answer_stands(store: QuizStore) -> None:
     post = await new_post(store)
     first = await click(store, post, "U1", 3, False, at(1))
     assert (first.status, first.choice) == (AnswerStatus.NEW, 3)
@@ -174,7 +175,7 @@ async def test_first_answer_stands(store: SqlStore) -> None:
     assert await store.totals(SERVER, 1, "U1") == Totals(answered=1, correct=0, points=0)
 
 
-async def test_twenty_concurrent_clicks_by_one_user_store_one(store: SqlStore) -> None:
+async def test_twenty_concurrent_clicks_by_one_user_store_one(store: QuizStore) -> None:
     post = await new_post(store)
     outcomes = await asyncio.gather(
         *(click(store, post, "U1", i % 4, i % 4 == 2, at(1)) for i in range(20))
@@ -200,7 +201,7 @@ async def test_concurrent_clicks_through_two_stores(db: Database) -> None:
     assert await second.answer_count(post.id) == 1
 
 
-async def test_two_hundred_users_on_one_post(store: SqlStore) -> None:
+async def test_two_hundred_users_on_one_post(store: QuizStore) -> None:
     post = await new_post(store)
     outcomes = await asyncio.gather(
         *(click(store, post, f"U{i}", i % 4, i % 4 == 2, at(1)) for i in range(200))
@@ -213,7 +214,7 @@ async def test_two_hundred_users_on_one_post(store: SqlStore) -> None:
     assert {s.points for s in top} == {1} and {s.rank for s in top} == {1}
 
 
-async def test_closed_post_takes_no_answer(store: SqlStore) -> None:
+async def test_closed_post_takes_no_answer(store: QuizStore) -> None:
     post = await new_post(store)
     await click(store, post, "U1", 1, True, at(1))
     assert await store.close_post(post.id, at(2))
@@ -226,31 +227,31 @@ async def test_closed_post_takes_no_answer(store: SqlStore) -> None:
     assert await store.totals(SERVER, 1, "U2") == Totals()
 
 
-async def test_a_failing_write_among_many_at_once_fails_only_itself(store: SqlStore) -> None:
+async def test_a_failing_write_among_many_at_once_fails_only_itself(sql_store: SqlStore) -> None:
     """Writes that arrive together share a transaction (the group commit): one that raises
     must not take the others' answers with it."""
-    post = await new_post(store)
+    post = await new_post(sql_store)
 
     def broken(conn: Any) -> None:
         conn.execute(text("INSERT INTO no_such_table VALUES (1)"))
 
     async def write(i: int) -> object:
         if i % 3 == 0:
-            return await store._tx.write(broken)
-        return await click(store, post, f"U{i}", i % 4, i % 4 == 2, at(1))
+            return await sql_store._tx.write(broken)
+        return await click(sql_store, post, f"U{i}", i % 4, i % 4 == 2, at(1))
 
     outcomes = await asyncio.gather(*(write(i) for i in range(30)), return_exceptions=True)
     failed = [i for i, o in enumerate(outcomes) if isinstance(o, BaseException)]
     assert failed == list(range(0, 30, 3))
     assert all(not isinstance(o, BaseException) for i, o in enumerate(outcomes) if i % 3)
-    assert await store.answer_count(post.id) == 20
+    assert await sql_store.answer_count(post.id) == 20
 
 
-async def test_a_write_not_begun_by_its_deadline_is_refused_unstored(store: SqlStore) -> None:
+async def test_a_write_not_begun_by_its_deadline_is_refused_unstored(sql_store: SqlStore) -> None:
     """A click waiting behind a slow transaction past its deadline is told "try again"
     and never written; one that was cancelled while waiting is not written either. (One
     person's writes all wait in one lane: the slow one is theirs.)"""
-    late_post, gone_post, on_time_post = [await new_post(store, channel_id=c) for c in "ABC"]
+    late_post, gone_post, on_time_post = [await new_post(sql_store, channel_id=c) for c in "ABC"]
     release = threading.Event()
     loop = asyncio.get_running_loop()
     started = asyncio.Event()
@@ -262,15 +263,15 @@ async def test_a_write_not_begun_by_its_deadline_is_refused_unstored(store: SqlS
         else:
             release.wait(5)
 
-    blocker = asyncio.create_task(store._tx.write(slow, key=(SERVER, "U1")))
+    blocker = asyncio.create_task(sql_store._tx.write(slow, key=(SERVER, "U1")))
     await started.wait()
     late = asyncio.create_task(
-        store.answer_post(
+        sql_store.answer_post(
             PostAnswer(late_post, "U1", 0, True, 1, at(1)), deadline=time.monotonic() + 0.05
         )
     )
-    gone = asyncio.create_task(click(store, gone_post, "U1", 0, True, at(1)))
-    on_time = asyncio.create_task(click(store, on_time_post, "U1", 0, True, at(1)))
+    gone = asyncio.create_task(click(sql_store, gone_post, "U1", 0, True, at(1)))
+    on_time = asyncio.create_task(click(sql_store, on_time_post, "U1", 0, True, at(1)))
     await asyncio.sleep(0.1)
     gone.cancel()
     release.set()
@@ -280,12 +281,12 @@ async def test_a_write_not_begun_by_its_deadline_is_refused_unstored(store: SqlS
     with pytest.raises(asyncio.CancelledError):
         await gone
     assert (await on_time).status is AnswerStatus.NEW
-    assert await store.post_answer_of(late_post.id, "U1") is None
-    assert await store.post_answer_of(gone_post.id, "U1") is None
-    assert await store.post_answer_of(on_time_post.id, "U1") == 0
+    assert await sql_store.post_answer_of(late_post.id, "U1") is None
+    assert await sql_store.post_answer_of(gone_post.id, "U1") is None
+    assert await sql_store.post_answer_of(on_time_post.id, "U1") == 0
 
 
-async def test_the_reply_facts_of_a_click_equal_a_fresh_read(store: SqlStore) -> None:
+async def test_the_reply_facts_of_a_click_equal_a_fresh_read(store: QuizStore) -> None:
     """A click's reply facts are read before its answer and the answer added to them:
     after every kind of click they must equal what a read afterwards gives (daily posts,
     the newest and an older one still open, other posts, a post from before a reset,
@@ -318,7 +319,7 @@ async def test_the_reply_facts_of_a_click_equal_a_fresh_read(store: SqlStore) ->
     assert outcome.player.totals == Totals()  # it counts in season 1, not in 2
 
 
-async def test_answer_to_unknown_post_is_closed(store: SqlStore) -> None:
+async def test_answer_to_unknown_post_is_closed(store: QuizStore) -> None:
     post = await new_post(store)
     ghost = PostRecord(**{**post.__dict__, "id": post.id + 1000})
     outcome = await click(store, ghost, "U1", 0, True, at(1))
@@ -328,13 +329,13 @@ async def test_answer_to_unknown_post_is_closed(store: SqlStore) -> None:
 
 
 async def test_a_close_waits_for_an_answer_in_progress(
-    store: SqlStore, monkeypatch: pytest.MonkeyPatch
+    sql_store: SqlStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The reveal read right after a close counts every answer that will stand: a close
     landing between an answer's check of the post and its insert waits for that answer
     (FOR SHARE on PostgreSQL, the write lock on SQLite). SQLite's click runs on the
     driver's cursor (`Compiled`), PostgreSQL's through SQLAlchemy: both are paused."""
-    post = await new_post(store)
+    post = await new_post(sql_store)
     paused = asyncio.Event()
     loop = asyncio.get_running_loop()
     pausing: list[bool] = []
@@ -359,10 +360,10 @@ async def test_a_close_waits_for_an_answer_in_progress(
     monkeypatch.setattr(Compiled, "execute", paused_execute)
     event.listen(Engine, "before_cursor_execute", pause_answer_insert)
     try:
-        answer = asyncio.create_task(click(store, post, "U1", 0, True, at(1)))
+        answer = asyncio.create_task(click(sql_store, post, "U1", 0, True, at(1)))
         await paused.wait()
-        assert await store.close_post(post.id, at(2))
-        at_close = await store.tally(post.id)
+        assert await sql_store.close_post(post.id, at(2))
+        at_close = await sql_store.tally(post.id)
         outcome = await answer
     finally:
         event.remove(Engine, "before_cursor_execute", pause_answer_insert)
@@ -370,14 +371,14 @@ async def test_a_close_waits_for_an_answer_in_progress(
     # transaction: the close waits and counts the answer. On PostgreSQL the read and the
     # insert are one statement, paused before it runs: the close may come first, and then
     # nothing is stored. Either way the closing tally holds every answer that stands.
-    if store._tx._sqlite is not None:
+    if sql_store._tx._sqlite is not None:
         assert outcome.status is AnswerStatus.NEW
-    stored = await store.answer_count(post.id)
+    stored = await sql_store.answer_count(post.id)
     assert at_close == ({0: 1} if outcome.status is AnswerStatus.NEW else {})
     assert stored == sum(at_close.values())
 
 
-async def test_post_answer_of(store: SqlStore) -> None:
+async def test_post_answer_of(store: QuizStore) -> None:
     post = await new_post(store)
     assert await store.post_answer_of(post.id, "U1") is None
     await click(store, post, "U1", 3, False, at(1))
@@ -388,7 +389,7 @@ async def test_post_answer_of(store: SqlStore) -> None:
     assert await store.post_answer_of(post.id + 1000, "U1") is None
 
 
-async def test_streak_counts_consecutive_scheduled_posts(store: SqlStore) -> None:
+async def test_streak_counts_consecutive_scheduled_posts(store: QuizStore) -> None:
     assert await store.streak(SERVER, "U1") == 0
 
     async def daily(day: int, *, answer: bool, close: bool = True) -> PostRecord:
@@ -420,7 +421,7 @@ async def test_streak_counts_consecutive_scheduled_posts(store: SqlStore) -> Non
     assert await store.streak(SERVER, "U1") == 1
 
 
-async def test_streak_open_post_skipped_only_when_newest(store: SqlStore) -> None:
+async def test_streak_open_post_skipped_only_when_newest(store: QuizStore) -> None:
     first = await new_post(store, opened_at=at(0), schedule_id=1)
     await click(store, first, "U1", 0, True, at(1))
     await new_post(store, opened_at=at(1440), schedule_id=1)  # open, unanswered
@@ -432,7 +433,7 @@ async def test_streak_open_post_skipped_only_when_newest(store: SqlStore) -> Non
 # Runs
 
 
-async def test_start_run_returns_the_unfinished_run(store: SqlStore) -> None:
+async def test_start_run_returns_the_unfinished_run(store: QuizStore) -> None:
     assert await store.active_run(SERVER, "U1", DECK) is None
     run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
     assert run == RunRecord(run.id, SERVER, "U1", DECK, 1, at(0))
@@ -451,14 +452,14 @@ async def test_start_run_returns_the_unfinished_run(store: SqlStore) -> None:
     assert await store.run(fresh.id + 1000) is None
 
 
-async def test_concurrent_start_run_gives_one_run(store: SqlStore) -> None:
+async def test_concurrent_start_run_gives_one_run(store: QuizStore) -> None:
     started = await asyncio.gather(
         *(store.start_run(SERVER, "U1", DECK, 1, at(i)) for i in range(10))
     )
     assert len({r.id for r in started}) == 1
 
 
-async def test_run_answers_score_only_the_first_meeting(store: SqlStore) -> None:
+async def test_run_answers_score_only_the_first_meeting(store: QuizStore) -> None:
     run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
     a = await store.record_run_answer(run, "q1", 0, True, at(1))
     b = await store.record_run_answer(run, "q2", 2, False, at(2))
@@ -484,7 +485,7 @@ async def test_run_answers_score_only_the_first_meeting(store: SqlStore) -> None
     assert await store.totals(SERVER, 1, "U1") == Totals(answered=5, correct=4, points=2)
 
 
-async def test_run_answer_twice_in_one_run_is_a_duplicate(store: SqlStore) -> None:
+async def test_run_answer_twice_in_one_run_is_a_duplicate(store: QuizStore) -> None:
     run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
     first = await store.record_run_answer(run, "q1", 2, True, at(1))
     second = await store.record_run_answer(run, "q1", 0, False, at(2))
@@ -493,7 +494,7 @@ async def test_run_answer_twice_in_one_run_is_a_duplicate(store: SqlStore) -> No
     assert len(await store.run_answers(run.id)) == 1
 
 
-async def test_concurrent_run_answers_score_once(store: SqlStore) -> None:
+async def test_concurrent_run_answers_score_once(store: QuizStore) -> None:
     """Two unfinished runs can't exist per deck, but two decks can share question ids: the
     meeting is per deck. Twenty racing answers to one question in one run score once."""
     run = await store.start_run(SERVER, "U1", DECK, 1, at(0))
@@ -505,7 +506,7 @@ async def test_concurrent_run_answers_score_once(store: SqlStore) -> None:
     assert await store.totals(SERVER, 1, "U1") == Totals(answered=1, correct=1, points=1)
 
 
-async def test_first_meeting_is_per_server_season_and_deck(store: SqlStore) -> None:
+async def test_first_meeting_is_per_server_season_and_deck(store: QuizStore) -> None:
     async def points(server_id: str, deck_id: str, season: int, user_id: str = "U1") -> int:
         run = await store.start_run(server_id, user_id, deck_id, season, at(0))
         outcome = await store.record_run_answer(run, "q1", 0, True, at(1))
@@ -523,7 +524,7 @@ async def test_first_meeting_is_per_server_season_and_deck(store: SqlStore) -> N
 # Leaderboard
 
 
-async def test_standings_order_shared_ranks_and_tie_break(store: SqlStore) -> None:
+async def test_standings_order_shared_ranks_and_tie_break(store: QuizStore) -> None:
     await score_post(store, "alice", at(1))
     await score_post(store, "bob", at(2))
     await score_post(store, "bob", at(3))  # bob reaches 2 at minute 3
@@ -544,14 +545,14 @@ async def test_standings_order_shared_ranks_and_tie_break(store: SqlStore) -> No
     assert await store.standings(StandingsQuery("discord:1", 1), limit=10) == []
 
 
-async def test_standings_equal_times_fall_back_to_user_id(store: SqlStore) -> None:
+async def test_standings_equal_times_fall_back_to_user_id(store: QuizStore) -> None:
     for user in ("zed", "amy", "kim"):
         await score_post(store, user, at(1))
     top = await store.standings(StandingsQuery(SERVER, 1), limit=10)
     assert [(s.user_id, s.rank) for s in top] == [("amy", 1), ("kim", 1), ("zed", 1)]
 
 
-async def test_standings_count_post_and_run_points(store: SqlStore) -> None:
+async def test_standings_count_post_and_run_points(store: QuizStore) -> None:
     await score_post(store, "alice", at(1))
     run = await store.start_run(SERVER, "bob", DECK, 1, at(0))
     await store.record_run_answer(run, "q1", 0, True, at(2))
@@ -561,7 +562,7 @@ async def test_standings_count_post_and_run_points(store: SqlStore) -> None:
     assert top == [Standing("bob", 2, at(3), 1), Standing("alice", 1, at(1), 2)]
 
 
-async def test_standings_window_is_since_inclusive_until_exclusive(store: SqlStore) -> None:
+async def test_standings_window_is_since_inclusive_until_exclusive(store: QuizStore) -> None:
     await score_post(store, "early", at(0))
     await score_post(store, "edge", at(60))
     await score_post(store, "inside", at(90))
@@ -577,7 +578,7 @@ async def test_standings_window_is_since_inclusive_until_exclusive(store: SqlSto
     assert await store.standing_of(query, "late") is None
 
 
-async def test_standings_window_in_another_zone(store: SqlStore) -> None:
+async def test_standings_window_in_another_zone(store: QuizStore) -> None:
     """A week counted in the server's zone arrives as aware datetimes in that zone."""
     dhaka = timezone(timedelta(hours=6))
     await score_post(store, "alice", datetime(2026, 1, 4, 19, 0, tzinfo=UTC))  # 01:00 Dhaka
@@ -586,7 +587,7 @@ async def test_standings_window_in_another_zone(store: SqlStore) -> None:
     assert [s.user_id for s in await store.standings(query, limit=10)] == ["alice"]
 
 
-async def test_standings_deck_filter(store: SqlStore) -> None:
+async def test_standings_deck_filter(store: QuizStore) -> None:
     await score_post(store, "alice", at(1), deck_id="deck-a")
     await score_post(store, "alice", at(2), deck_id="deck-a")
     await score_post(store, "bob", at(3), deck_id="deck-b")
@@ -603,7 +604,7 @@ async def test_standings_deck_filter(store: SqlStore) -> None:
     ]
 
 
-async def test_standings_season_filter(store: SqlStore) -> None:
+async def test_standings_season_filter(store: QuizStore) -> None:
     await score_post(store, "alice", at(1), season=1)
     await score_post(store, "alice", at(2), season=1)
     await score_post(store, "bob", at(3), season=2)
@@ -616,7 +617,7 @@ async def test_standings_season_filter(store: SqlStore) -> None:
     assert await store.standing_of(StandingsQuery(SERVER, 2), "alice") is None
 
 
-async def test_standing_of_a_user_outside_the_top(store: SqlStore) -> None:
+async def test_standing_of_a_user_outside_the_top(store: QuizStore) -> None:
     # u00 .. u11 score 1 .. 12 points; the top ten is u11 .. u02.
     for k in range(12):
         for n in range(k + 1):
@@ -633,7 +634,7 @@ async def test_standing_of_a_user_outside_the_top(store: SqlStore) -> None:
     assert await store.standing_of(query, "nobody") is None
 
 
-async def test_totals(store: SqlStore) -> None:
+async def test_totals(store: QuizStore) -> None:
     assert await store.totals(SERVER, 1, "U1") == Totals(0, 0, 0)
     right = await new_post(store, question_id="q1")
     wrong = await new_post(store, question_id="q2")
@@ -654,7 +655,7 @@ async def test_totals(store: SqlStore) -> None:
 # Servers, users, meta
 
 
-async def test_server_settings(store: SqlStore) -> None:
+async def test_server_settings(store: QuizStore) -> None:
     assert await store.server(SERVER) == ServerSettings(SERVER, None, "UTC", 1)
     await store.set_server_locale(SERVER, "bn")
     await store.set_server_timezone(SERVER, "Asia/Dhaka")
@@ -665,7 +666,7 @@ async def test_server_settings(store: SqlStore) -> None:
     assert await store.server("discord:9") == ServerSettings("discord:9", None, "Europe/Berlin")
 
 
-async def test_new_season(store: SqlStore) -> None:
+async def test_new_season(store: QuizStore) -> None:
     await store.set_server_locale(SERVER, "en")
     assert await store.new_season(SERVER, at(1), after=1) == 2
     assert await store.new_season(SERVER, at(2), after=2) == 3
@@ -680,7 +681,7 @@ async def test_new_season(store: SqlStore) -> None:
     assert (await store.server("local")).season == 2
 
 
-async def test_user_locale(store: SqlStore) -> None:
+async def test_user_locale(store: QuizStore) -> None:
     assert await store.user_locale(SERVER, "U1") is None
     await store.set_user_locale(SERVER, "U1", "bn")
     await store.set_user_locale(SERVER, "U2", "en")
@@ -693,7 +694,7 @@ async def test_user_locale(store: SqlStore) -> None:
     assert await store.user_locale(SERVER, "U2") == "en"
 
 
-async def test_meta_upsert(store: SqlStore) -> None:
+async def test_meta_upsert(store: QuizStore) -> None:
     assert await store.get_meta("discord.commands.hash") is None
     await store.set_meta("discord.commands.hash", "abc")
     await store.set_meta("other", "x")
@@ -705,7 +706,7 @@ async def test_meta_upsert(store: SqlStore) -> None:
 # Time
 
 
-async def test_datetimes_come_back_aware_utc(store: SqlStore) -> None:
+async def test_datetimes_come_back_aware_utc(store: QuizStore) -> None:
     kolkata = timezone(timedelta(hours=5, minutes=30))
     local = datetime(2026, 3, 1, 8, 15, 30, 123456, tzinfo=kolkata)
     post = await new_post(store, opened_at=local)
@@ -725,7 +726,7 @@ async def test_datetimes_come_back_aware_utc(store: SqlStore) -> None:
     assert stored.answered_at == local and stored.answered_at.tzinfo is UTC
 
 
-async def test_naive_datetimes_are_refused(store: SqlStore) -> None:
-    with pytest.raises(StatementError, match="naive datetime"):
+async def test_naive_datetimes_are_refused(store: QuizStore) -> None:
+    with pytest.raises((StatementError, ValueError), match="naive datetime"):
         await new_post(store, opened_at=datetime(2026, 1, 1, 12, 0))
     assert await store.open_post_in_channel(SERVER, "C1") is None

@@ -1,6 +1,6 @@
 """The standings table (points per period, kept as answers are stored) always says what the
-answers themselves say: on both databases, for posts and runs, per deck and for all decks,
-in a server's own time zone, and after the migration that backfills it."""
+answers themselves say: on both databases and in memory, for posts and runs, per deck and for
+all decks, in a server's own time zone, and after the migration that backfills it."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.leaderboard import Period, period_bounds, period_key
 from bot.domain.records import NewPost, StandingsQuery
-from bot.storage import SqlStore
+from bot.service.ports import QuizStore
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import standings
 from tests.factories import click
@@ -29,7 +29,7 @@ USERS = [f"U{i}" for i in range(12)]
 START = datetime(2026, 1, 26, 22, 30, tzinfo=UTC)  # a Monday night: weeks and months turn
 
 
-async def play(store: SqlStore, seed: int, server: str = SERVER) -> list[datetime]:
+async def play(store: QuizStore, seed: int, server: str = SERVER) -> list[datetime]:
     """Six weeks of posts and runs with right and wrong answers, some out of time order.
     Returns moments to ask leaderboards at."""
     rng = random.Random(seed)
@@ -56,7 +56,7 @@ async def play(store: SqlStore, seed: int, server: str = SERVER) -> list[datetim
 
 
 async def assert_same(
-    store: SqlStore, moments: list[datetime], zone: str, server: str = SERVER
+    store: QuizStore, moments: list[datetime], zone: str, server: str = SERVER
 ) -> int:
     """Every leaderboard asked at every moment: kept standings == standings from answers."""
     checked = 0
@@ -76,18 +76,18 @@ async def assert_same(
     return checked
 
 
-async def test_standings_equal_the_answers(store: SqlStore) -> None:
+async def test_standings_equal_the_answers(store: QuizStore) -> None:
     moments = await play(store, seed=1)
     assert await assert_same(store, moments, "UTC") > 50
 
 
-async def test_standings_in_the_servers_zone(store: SqlStore) -> None:
+async def test_standings_in_the_servers_zone(store: QuizStore) -> None:
     await store.set_server_timezone(SERVER, "America/Los_Angeles")
     moments = await play(store, seed=2)
     assert await assert_same(store, moments, "America/Los_Angeles") > 50
 
 
-async def test_a_zone_change_moves_no_stored_answer(store: SqlStore) -> None:
+async def test_a_zone_change_moves_no_stored_answer(store: QuizStore) -> None:
     """Answers keep the week they were stored in; the next ones count in the new zone."""
     post = await store.create_post(
         NewPost(SERVER, "C1", "deck-a", "q", (0, 1), "en", "U0", 1, START)

@@ -1,0 +1,388 @@
+"""`QuizStore` in memory: no database, for service tests and for trying the bot out.
+
+Every method runs to its end without awaiting, so on its event loop each one is atomic, as
+a transaction is: of two racing clicks, closes, run starts or slot claims, the second sees
+the first's write and loses. The rules come from `bot.domain` (`scoring`, `totals`), as the
+SQL store's do, and the contract suite in tests/storage holds both to the same answers.
+Nothing outlives the process, and a write never waits, so a `deadline` never refuses one.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, date, datetime
+
+from bot.domain.records import (
+    AnswerStatus,
+    EnabledSchedule,
+    NewPost,
+    NewSchedule,
+    Player,
+    PostAnswer,
+    PostAnswerOutcome,
+    PostRecord,
+    RunAnswerOutcome,
+    RunAnswerRecord,
+    RunRecord,
+    ServerSettings,
+    SlotRecord,
+    SlotStatus,
+    Standing,
+    StandingsQuery,
+    Totals,
+)
+from bot.domain.schedule import Schedule
+from bot.domain.scoring import run_points
+from bot.domain.totals import DailyPost, streak_of
+from bot.service.ports import QuizStore
+from bot.storage.memory_answers import Answers, StoredAnswer
+
+
+class MemoryStore(QuizStore):
+    """Every aggregate in dicts, indexed the way the methods look them up."""
+
+    def __init__(self) -> None:
+        self._servers: dict[str, ServerSettings] = {}
+        self._user_locales: dict[tuple[str, str], str | None] = {}
+        self._meta: dict[str, str] = {}
+        self._posts: dict[int, PostRecord] = {}
+        self._answers = Answers()
+        self._post_answers: defaultdict[int, dict[str, StoredAnswer]] = defaultdict(dict)
+        """post id -> user id -> their answer: the first click stands."""
+        self._runs: dict[int, RunRecord] = {}
+        self._active_runs: dict[tuple[str, str, str], int] = {}
+        self._run_answers: defaultdict[int, dict[str, StoredAnswer]] = defaultdict(dict)
+        self._met: set[tuple[str, int, str, str, str]] = set()
+        """(server, season, user, deck, question): the first meetings, which alone score."""
+        self._schedules: dict[int, Schedule] = {}
+        self._channel_schedules: dict[tuple[str, str], int] = {}
+        self._slots: defaultdict[int, dict[date, SlotRecord]] = defaultdict(dict)
+
+    async def close(self) -> None:
+        """Nothing to let go of."""
+
+    # Servers
+
+    async def server(self, server_id: str) -> ServerSettings:
+        return self._settings(server_id)
+
+    def _settings(self, server_id: str) -> ServerSettings:
+        """A server never seen has the defaults, unstored."""
+        return self._servers.get(server_id) or ServerSettings(server_id)
+
+    async def set_server_locale(self, server_id: str, locale: str | None) -> None:
+        self._servers[server_id] = replace(self._settings(server_id), locale=locale)
+
+    async def set_server_timezone(self, server_id: str, timezone: str) -> None:
+        self._servers[server_id] = replace(self._settings(server_id), timezone=timezone)
+
+    async def new_season(
+        self, server_id: str, at: datetime, after: int, *, deadline: float | None = None
+    ) -> int | None:
+        _utc(at)  # refused if naive, as everywhere
+        settings = self._settings(server_id)
+        if settings.season != after:
+            return None
+        self._servers[server_id] = replace(settings, season=after + 1)
+        return after + 1
+
+    async def user_locale(self, server_id: str, user_id: str) -> str | None:
+        return self._user_locales.get((server_id, user_id))
+
+    async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None:
+        self._user_locales[(server_id, user_id)] = locale
+
+    async def get_meta(self, key: str) -> str | None:
+        return self._meta.get(key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        self._meta[key] = value
+
+    # Posts and answers
+
+    async def create_post(self, post: NewPost) -> PostRecord:
+        record = PostRecord(
+            id=len(self._posts) + 1,
+            server_id=post.server_id,
+            channel_id=post.channel_id,
+            deck_id=post.deck_id,
+            question_id=post.question_id,
+            order=tuple(post.order),
+            locale=post.locale,
+            poster_id=post.poster_id,
+            season=post.season,
+            opened_at=_utc(post.opened_at),
+            schedule_id=post.schedule_id,
+        )
+        self._posts[record.id] = record
+        return record
+
+    async def post(self, post_id: int) -> PostRecord | None:
+        return self._posts.get(post_id)
+
+    async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
+        found = [
+            p
+            for p in self._posts.values()
+            if p.server_id == server_id and p.channel_id == channel_id and p.is_open
+        ]
+        return max(found, key=lambda p: (p.opened_at, p.id), default=None)
+
+    async def set_post_message(self, post_id: int, message_ref: str) -> None:
+        if post_id in self._posts:
+            self._posts[post_id] = replace(self._posts[post_id], message_ref=message_ref)
+
+    async def close_post(self, post_id: int, at: datetime) -> bool:
+        post = self._posts.get(post_id)
+        if post is None or not post.is_open:
+            return False
+        self._posts[post_id] = replace(post, closed_at=_utc(at))
+        return True
+
+    async def discard_post(self, post_id: int, at: datetime) -> None:
+        post = self._posts.get(post_id)
+        if post is not None:
+            closed_at = post.closed_at or _utc(at)
+            self._posts[post_id] = replace(post, closed_at=closed_at, schedule_id=None)
+
+    async def answer_post(
+        self, answer: PostAnswer, *, deadline: float | None = None
+    ) -> PostAnswerOutcome:
+        """The stored post decides (not the caller's copy): it may have closed since."""
+        server_id, user_id = answer.post.server_id, answer.user_id
+        post = self._posts.get(answer.post.id)
+        if post is None:
+            nobody = self._player(server_id, user_id)
+            return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
+        earlier = self._post_answers[post.id].get(user_id)
+        if not post.is_open or earlier is not None:
+            status = AnswerStatus.CLOSED if not post.is_open else AnswerStatus.DUPLICATE
+            choice = None if earlier is None else earlier.choice
+            return PostAnswerOutcome(status, choice, self._player(server_id, user_id), post)
+        new = StoredAnswer(
+            user_id,
+            post.deck_id,
+            post.question_id,
+            answer.choice,
+            answer.correct,
+            answer.points,
+            _utc(answer.at),
+        )
+        stored = self._answers.add(
+            post.server_id, post.season, new, self._settings(server_id).timezone
+        )
+        self._post_answers[post.id][user_id] = stored
+        return PostAnswerOutcome(
+            AnswerStatus.NEW, answer.choice, self._player(server_id, user_id), post
+        )
+
+    async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
+        answer = self._post_answers.get(post_id, {}).get(user_id)
+        return None if answer is None else answer.choice
+
+    async def tally(self, post_id: int) -> dict[int, int]:
+        return dict(Counter(a.choice for a in self._post_answers.get(post_id, {}).values()))
+
+    async def answer_count(self, post_id: int) -> int:
+        return len(self._post_answers.get(post_id, {}))
+
+    # Runs
+
+    async def active_run(self, server_id: str, user_id: str, deck_id: str) -> RunRecord | None:
+        run_id = self._active_runs.get((server_id, user_id, deck_id))
+        return None if run_id is None else self._runs[run_id]
+
+    async def start_run(
+        self, server_id: str, user_id: str, deck_id: str, season: int, at: datetime
+    ) -> RunRecord:
+        active = self._active_runs.get((server_id, user_id, deck_id))
+        if active is not None:
+            return self._runs[active]
+        run = RunRecord(len(self._runs) + 1, server_id, user_id, deck_id, season, _utc(at))
+        self._runs[run.id] = run
+        self._active_runs[(server_id, user_id, deck_id)] = run.id
+        return run
+
+    async def run(self, run_id: int) -> RunRecord | None:
+        return self._runs.get(run_id)
+
+    async def run_answers(self, run_id: int) -> Sequence[RunAnswerRecord]:
+        answers = self._run_answers.get(run_id, {}).values()
+        return [a.record() for a in sorted(answers, key=lambda a: a.answered_at)]
+
+    async def record_run_answer(
+        self,
+        run: RunRecord,
+        question_id: str,
+        choice: int,
+        correct: bool,
+        at: datetime,
+        *,
+        deadline: float | None = None,
+    ) -> RunAnswerOutcome:
+        earlier = self._run_answers[run.id].get(question_id)
+        if earlier is not None:
+            return RunAnswerOutcome(AnswerStatus.DUPLICATE, earlier.record())
+        meeting = (run.server_id, run.season, run.user_id, run.deck_id, question_id)
+        first = meeting not in self._met
+        self._met.add(meeting)
+        points = run_points(correct, first)
+        new = StoredAnswer(run.user_id, run.deck_id, question_id, choice, correct, points, _utc(at))
+        stored = self._answers.add(
+            run.server_id, run.season, new, self._settings(run.server_id).timezone
+        )
+        self._run_answers[run.id][question_id] = stored
+        return RunAnswerOutcome(AnswerStatus.NEW, stored.record())
+
+    async def finish_run(self, run_id: int, at: datetime) -> None:
+        run = self._runs.get(run_id)
+        if run is not None and run.finished_at is None:
+            self._runs[run_id] = replace(run, finished_at=_utc(at))
+            self._active_runs.pop((run.server_id, run.user_id, run.deck_id), None)
+
+    # Standings
+
+    async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
+        return self._answers.ranked(query)[:limit]
+
+    async def standing_of(self, query: StandingsQuery, user_id: str) -> Standing | None:
+        return next((s for s in self._answers.ranked(query) if s.user_id == user_id), None)
+
+    async def totals(self, server_id: str, season: int, user_id: str) -> Totals:
+        return self._answers.totals(server_id, season, user_id)
+
+    async def streak(self, server_id: str, user_id: str) -> int:
+        return self._streak(server_id, user_id)
+
+    async def player(self, server_id: str, user_id: str) -> Player:
+        return self._player(server_id, user_id)
+
+    def _streak(self, server_id: str, user_id: str) -> int:
+        scheduled = [
+            p
+            for p in self._posts.values()
+            if p.server_id == server_id and p.schedule_id is not None
+        ]
+        scheduled.sort(key=lambda p: (p.opened_at, p.id), reverse=True)
+        return streak_of(
+            DailyPost(p.is_open, user_id in self._post_answers.get(p.id, {})) for p in scheduled
+        )
+
+    def _player(self, server_id: str, user_id: str) -> Player:
+        """One coroutine's reads with no await between them: one state, as a snapshot is."""
+        settings = self._settings(server_id)
+        return Player(
+            settings,
+            self._user_locales.get((server_id, user_id)),
+            self._answers.totals(server_id, settings.season, user_id),
+            self._streak(server_id, user_id),
+        )
+
+    # Schedules and slots
+
+    async def put_schedule(self, new: NewSchedule) -> Schedule:
+        at = _utc(new.at)
+        key = (new.server_id, new.channel_id)
+        old = self._schedules.get(self._channel_schedules.get(key, 0))
+        schedule = Schedule(
+            id=old.id if old else len(self._schedules) + 1,
+            server_id=new.server_id,
+            channel_id=new.channel_id,
+            time=new.time,
+            zone=new.zone,
+            deck_id=new.deck_id,
+            days=new.days,
+            created_by=new.created_by,
+            enabled=True,
+            created_at=old.created_at if old else at,
+            updated_at=at,
+        )
+        self._schedules[schedule.id] = schedule
+        self._channel_schedules[key] = schedule.id
+        return schedule
+
+    async def schedule(self, schedule_id: int) -> Schedule | None:
+        return self._schedules.get(schedule_id)
+
+    async def schedule_in_channel(self, server_id: str, channel_id: str) -> Schedule | None:
+        return self._schedules.get(self._channel_schedules.get((server_id, channel_id), 0))
+
+    async def server_schedules(self, server_id: str) -> Sequence[Schedule]:
+        mine = [s for s in self._schedules.values() if s.server_id == server_id and s.enabled]
+        return sorted(mine, key=lambda s: s.channel_id)
+
+    async def disable_schedule(
+        self, server_id: str, channel_id: str, at: datetime
+    ) -> Schedule | None:
+        schedule = self._schedules.get(self._channel_schedules.get((server_id, channel_id), 0))
+        if schedule is None or not schedule.enabled:
+            return None
+        self._schedules[schedule.id] = replace(schedule, enabled=False, updated_at=_utc(at))
+        return self._schedules[schedule.id]
+
+    async def enabled_schedules(self) -> Sequence[EnabledSchedule]:
+        return [
+            EnabledSchedule(s, max(self._slots.get(s.id, {}), default=None))
+            for s in sorted(self._schedules.values(), key=lambda s: s.id)
+            if s.enabled
+        ]
+
+    async def claim_slot(
+        self,
+        schedule_id: int,
+        local_date: date,
+        at: datetime,
+        status: SlotStatus = SlotStatus.CLAIMED,
+    ) -> bool:
+        slots = self._slots[schedule_id]
+        if local_date in slots:
+            return False
+        slots[local_date] = SlotRecord(schedule_id, local_date, status, _utc(at))
+        return True
+
+    async def finish_slot(
+        self,
+        schedule_id: int,
+        local_date: date,
+        status: SlotStatus,
+        *,
+        post_id: int | None = None,
+        error: str | None = None,
+    ) -> None:
+        slots = self._slots.get(schedule_id, {})
+        if local_date in slots:
+            slot = slots[local_date]
+            slots[local_date] = replace(slot, status=status, post_id=post_id, error=error)
+
+    async def recent_slots(self, schedule_id: int, limit: int) -> Sequence[SlotRecord]:
+        slots = self._slots.get(schedule_id, {})
+        return [slots[day] for day in sorted(slots, reverse=True)[:limit]]
+
+    async def scheduled_questions(self, schedule_id: int, deck_id: str) -> Sequence[str]:
+        mine = [
+            p for p in self._posts.values() if p.schedule_id == schedule_id and p.deck_id == deck_id
+        ]
+        return [p.question_id for p in sorted(mine, key=lambda p: (p.opened_at, p.id))]
+
+    async def open_scheduled_posts(
+        self, schedule_id: int | None = None, opened_before: datetime | None = None
+    ) -> Sequence[PostRecord]:
+        before = None if opened_before is None else _utc(opened_before)
+        found = [
+            p
+            for p in self._posts.values()
+            if p.schedule_id is not None
+            and p.is_open
+            and (schedule_id is None or p.schedule_id == schedule_id)
+            and (before is None or p.opened_at < before)
+        ]
+        return sorted(found, key=lambda p: (p.opened_at, p.id))
+
+
+def _utc(value: datetime) -> datetime:
+    """As the SQL store keeps datetimes: aware in, UTC out; a naive one is refused."""
+    if value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value!r}: the store takes aware datetimes only")
+    return value.astimezone(UTC)

@@ -1,0 +1,107 @@
+"""`PostsAndAnswers` in SQL: posts, and the clicks on them (written by
+`bot.storage.post_answers`, the click path)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import func, select, update
+from sqlalchemy.engine import Connection
+
+from bot.domain.records import NewPost, PostAnswer, PostAnswerOutcome, PostRecord
+from bot.service.ports import PostsAndAnswers
+from bot.storage.aggregate import SqlAggregate
+from bot.storage.player import POST_CHOICE
+from bot.storage.post_answers import PostAnswerWrite
+from bot.storage.records import post_record
+from bot.storage.tables import answers, posts
+
+
+class SqlPosts(SqlAggregate, PostsAndAnswers):
+    async def create_post(self, post: NewPost) -> PostRecord:
+        stmt = (
+            posts.insert()
+            .values(
+                server_id=post.server_id,
+                channel_id=post.channel_id,
+                deck_id=post.deck_id,
+                question_id=post.question_id,
+                choice_order=",".join(str(i) for i in post.order),
+                locale=post.locale,
+                poster_id=post.poster_id,
+                season=post.season,
+                schedule_id=post.schedule_id,
+                opened_at=post.opened_at,
+            )
+            .returning(*posts.c)
+        )
+        row = await self._one(stmt, write=True)
+        assert row is not None
+        return post_record(row)
+
+    async def post(self, post_id: int) -> PostRecord | None:
+        row = await self._one(select(posts).where(posts.c.id == post_id))
+        return None if row is None else post_record(row)
+
+    async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
+        stmt = (
+            select(posts)
+            .where(
+                posts.c.server_id == server_id,
+                posts.c.channel_id == channel_id,
+                posts.c.closed_at.is_(None),
+            )
+            .order_by(posts.c.opened_at.desc(), posts.c.id.desc())
+            .limit(1)
+        )
+        row = await self._one(stmt)
+        return None if row is None else post_record(row)
+
+    async def set_post_message(self, post_id: int, message_ref: str) -> None:
+        await self._exec(update(posts).where(posts.c.id == post_id).values(message_ref=message_ref))
+
+    async def close_post(self, post_id: int, at: datetime) -> bool:
+        stmt = (
+            update(posts)
+            .where(posts.c.id == post_id, posts.c.closed_at.is_(None))
+            .values(closed_at=at)
+            .returning(posts.c.id)
+        )
+        return await self._one(stmt, write=True) is not None
+
+    async def discard_post(self, post_id: int, at: datetime) -> None:
+        await self._exec(
+            update(posts)
+            .where(posts.c.id == post_id)
+            .values(closed_at=func.coalesce(posts.c.closed_at, at), schedule_id=None)
+        )
+
+    async def answer_post(
+        self, answer: PostAnswer, *, deadline: float | None = None
+    ) -> PostAnswerOutcome:
+        """The first answer wins the (post, user) unique key; CLOSED carries the user's
+        earlier choice, if any (see `bot.storage.post_answers`)."""
+        person = (answer.post.server_id, answer.user_id)
+        return await self._tx.write(PostAnswerWrite(answer), deadline=deadline, key=person)
+
+    async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
+        def read(conn: Connection) -> int | None:
+            choice: int | None = conn.scalar(POST_CHOICE, {"post_id": post_id, "user_id": user_id})
+            return choice
+
+        return await self._tx.read(read)
+
+    async def tally(self, post_id: int) -> dict[int, int]:
+        """Only choices someone picked appear; a reveal reads the others as 0."""
+        counts = await self._all(
+            select(answers.c.choice, func.count())
+            .where(answers.c.post_id == post_id)
+            .group_by(answers.c.choice)
+        )
+        return {choice: count for choice, count in counts}
+
+    async def answer_count(self, post_id: int) -> int:
+        count: int = await self._scalar(
+            select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
+        )
+        return count
