@@ -59,10 +59,28 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("schema", help="print the JSON Schema of a deck file")
 
-    export = sub.add_parser("export", help="write a server's answers and leaderboards as CSV")
-    export.add_argument("--server", required=True, help='server id, e.g. "slack:T0123", "local"')
-    export.add_argument("--out", default=".", help="folder for the CSV files (default: here)")
+    export = sub.add_parser(
+        "export", help="write a server's answers and leaderboards as CSV, or a deck as a file"
+    )
+    what = export.add_mutually_exclusive_group(required=True)
+    what.add_argument("--server", help='server id, e.g. "slack:T0123", "local"')
+    what.add_argument("--deck", help="deck id, e.g. distributed-training")
+    export.add_argument("--format", help="with --deck: gift, moodle-xml or csv")
+    export.add_argument("--locale", help="with --deck: the language of a GIFT or Moodle XML file")
+    export.add_argument(
+        "--out",
+        help="--server: folder for the CSV files (default: here); "
+        "--deck: file or folder (default: DECK.SUFFIX here; - for standard output)",
+    )
     export.add_argument("--config", help="config file")
+
+    imp = sub.add_parser("import", help="turn another quiz tool's file into a deck")
+    imp.add_argument("file", help="GIFT, Moodle XML, Aiken, Open Trivia DB JSON, CSV or Kahoot")
+    imp.add_argument("--format", help="gift, moodle-xml, aiken, opentdb, csv or kahoot (guessed)")
+    imp.add_argument("--out", help="deck file to write (default: questions/ID.yaml)")
+    imp.add_argument("--locale", default="en", help="the file's language (default: en)")
+    imp.add_argument("--id", dest="deck_id", help="deck id (default: from the file name)")
+    imp.add_argument("--config", help="config file")
 
     discord = sub.add_parser("discord", help="Discord set-up")
     d_sub = discord.add_subparsers(dest="discord_command", metavar="ACTION")
@@ -161,6 +179,54 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     return 0
 
 
+def _import(config: Config, args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from bot.decks.formats import import_file
+
+    folders = [path for path in config.question_paths if path.is_dir()]
+    outcome = import_file(
+        Path(args.file),
+        fmt=args.format,
+        out=Path(args.out) if args.out else None,
+        locale=args.locale,
+        deck_id=args.deck_id,
+        today=datetime.now(UTC).date(),
+        questions_dir=folders[0] if folders else Path("questions"),
+    )
+    for line in outcome.lines:
+        print(line, file=sys.stdout if outcome.status == 0 else sys.stderr)
+    return outcome.status
+
+
+def _export_deck(config: Config, args: argparse.Namespace) -> int:
+    from bot.decks.formats import EXPORT_FORMATS, ExportError, export_deck, export_file_name
+    from bot.decks.loading import load_decks
+
+    if args.format is None:
+        print(f"--deck needs --format {'|'.join(EXPORT_FORMATS)}", file=sys.stderr)
+        return 2
+    decks = {deck.id: deck for deck in load_decks(config.question_paths).decks}
+    deck = decks.get(args.deck)
+    if deck is None:
+        print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
+        return 1
+    try:
+        text = export_deck(deck, args.format, args.locale)
+    except ExportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.out == "-":
+        sys.stdout.write(text)
+        return 0
+    out = Path(args.out or ".")
+    if out.is_dir():
+        out = out / export_file_name(deck, args.format)
+    out.write_text(text, encoding="utf-8")
+    print(f"{out}: {len(deck.questions)} questions of {deck.id} as {args.format}")
+    return 0
+
+
 async def _discord(config: Config, args: argparse.Namespace) -> int:
     if args.discord_command == "invite":
         from bot.discord.sync import application_id_from_token, invite_url
@@ -211,8 +277,12 @@ def _dispatch(args: argparse.Namespace) -> int:
             print("usage: quizbot db upgrade", file=sys.stderr)
             return 2
         return asyncio.run(_upgrade(config))
+    if args.command == "import":
+        return _import(config, args)
+    if args.command == "export" and args.deck is not None:
+        return _export_deck(config, args)
     if args.command == "export":
-        out = Path(args.out)
+        out = Path(args.out or ".")
         out.mkdir(parents=True, exist_ok=True)
         return asyncio.run(_export(config, args.server, out))
     if args.command == "discord":

@@ -284,9 +284,14 @@ def stats_message(stats: Stats, mention: Mention) -> BoardMessage:
     return BoardMessage(text(loc, "stats.title", user=mention(stats.user_id)), lines, None)
 
 
+SOURCE_SHOWN = 200
+"""Characters of a deck's `source` that `/quiz decks` shows; a long reference list is cut."""
+
+
 def decks_message(decks: Iterable[Deck], locale: str) -> BoardMessage:
-    lines = [
-        text(
+    lines: list[str] = []
+    for d in decks:
+        line = text(
             locale,
             "decks.line",
             id=d.id,
@@ -294,8 +299,14 @@ def decks_message(decks: Iterable[Deck], locale: str) -> BoardMessage:
             count=len(d),
             locales=", ".join(language_name(loc) for loc in d.locales),
         )
-        for d in decks
-    ]
+        if d.origin:
+            cut = d.origin if len(d.origin) <= SOURCE_SHOWN else d.origin[:SOURCE_SHOWN] + "…"
+            line += "\n    " + text(locale, "decks.source", source=cut)
+        if d.license:
+            line += ("\n    " if not d.origin else " · ") + text(
+                locale, "decks.license", license=d.license
+            )
+        lines.append(line)
     return BoardMessage(text(locale, "decks.title"), lines or [text(locale, "decks.none")], None)
 
 

@@ -289,6 +289,7 @@ async def test_decks_help_autocomplete_and_unknown_commands(bot: DiscordBot) -> 
         in decks.embed["description"]
     )
     assert "model-pipeline-parallelism: " in decks.embed["description"]
+    assert "License: CC BY 4.0" in decks.embed["description"]
 
     helped = await bot.run("quiz", "help", by=ALICE)
     assert helped.embed["title"] == "quizbot: a question at a time"

@@ -46,6 +46,9 @@ async def test_decks(slack: Slack) -> None:
     shown = await _say(slack, "decks")
     assert f"{TEST_DECK}: Team <Quiz> & Co · 3 questions · English, বাংলা" in shown  # plain_text
     assert f"{SEED_DECK}: " in shown and "8 questions" in shown
+    # where a deck's questions come from, as its file's `source` and `license` say
+    assert "\n    Source: Li et al. 2020 (PyTorch DDP); " in shown
+    assert "… · License: CC BY 4.0" in shown
 
 
 async def test_unknown_deck(slack: Slack) -> None:

@@ -1,0 +1,163 @@
+"""Drafts: what every importer produces, before ids, checks and YAML.
+
+Each draft question keeps the line it starts on in its source file, so that whatever happens to
+it later (skipped, an image dropped) is reported where the author can find it. The checks the
+deck format makes are made here, once for all formats, so a question the format cannot hold is
+skipped with its reason instead of failing validation after the conversion.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+
+from bot.decks.format import (
+    MAX_CHOICES,
+    MAX_EXPLANATION_CHARS,
+    MAX_QUESTION_CHARS,
+    MAX_WHY_CHARS,
+    MIN_CHOICES,
+)
+
+Texts = dict[str, str]
+"""A text by locale; single-language formats fill one locale."""
+
+
+class FormatError(Exception):
+    """The file as a whole cannot be read: one message, at a line when there is one."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+
+
+@dataclass(frozen=True)
+class Note:
+    """One line of an import's report: a skipped question, a warning or an error."""
+
+    line: int | None
+    kind: str
+    message: str
+
+    def render(self, source: str) -> str:
+        where = source if self.line is None else f"{source}:{self.line}"
+        return f"{where}: {self.kind}: {self.message}"
+
+
+@dataclass
+class DraftChoice:
+    text: Texts
+    why: Texts = field(default_factory=dict)
+
+
+@dataclass
+class DraftQuestion:
+    """A question as read; `name` is the source's own title for it, which the id comes from."""
+
+    line: int
+    text: Texts
+    choices: list[DraftChoice]
+    answer: int
+    explanation: Texts = field(default_factory=dict)
+    name: str = ""
+    tags: list[str] = field(default_factory=list)
+    shuffle: bool | None = None
+    dropped: list[str] = field(default_factory=list)
+    """Kinds of media left out of its texts ("image", "audio"...), for warnings."""
+
+    def drop(self, kinds: list[str] | set[str]) -> None:
+        for kind in sorted(kinds):
+            if kind not in self.dropped:
+                self.dropped.append(kind)
+
+
+@dataclass
+class DraftDeck:
+    """The questions read from one file, what was skipped, and deck-level fields if it has any."""
+
+    questions: list[DraftQuestion] = field(default_factory=list)
+    notes: list[Note] = field(default_factory=list)
+    locales: list[str] = field(default_factory=list)
+    title: Texts = field(default_factory=dict)
+    description: Texts = field(default_factory=dict)
+    deck_id: str | None = None
+    shuffle: bool | None = None
+    origin: str | None = None
+    """Where the questions first came from, when the file says (a CSV export's deck_source)."""
+    license: str | None = None
+
+    def skip(self, line: int, reason: str) -> None:
+        self.notes.append(Note(line, "skipped", reason))
+
+    def warn(self, line: int | None, message: str) -> None:
+        self.notes.append(Note(line, "warning", message))
+
+
+def settle_right_feedback(question: DraftQuestion) -> None:
+    """Moves feedback on the right choice into the explanation, where the deck format keeps it.
+
+    A `why` says why a wrong choice is wrong; what Moodle shows for the right one ("Yes, well
+    done!" or a real reason) goes before the general feedback.
+    """
+    if not 0 <= question.answer < len(question.choices):
+        return
+    right = question.choices[question.answer]
+    for locale, why in right.why.items():
+        general = question.explanation.get(locale, "")
+        question.explanation[locale] = f"{why}\n\n{general}" if general else why
+    right.why = {}
+
+
+def unfit_reason(question: DraftQuestion, locales: list[str]) -> str | None:
+    """Why the deck format cannot hold `question`, or None if it can."""
+    count = len(question.choices)
+    if not MIN_CHOICES <= count <= MAX_CHOICES:
+        counted = "1 choice" if count == 1 else f"{count} choices"
+        return f"it has {counted}; a deck question has {MIN_CHOICES} to {MAX_CHOICES}"
+    if not 0 <= question.answer < count:
+        return "its answer names no choice"
+    for locale in locales:
+        reason = _unfit_in(question, locale, len(locales) > 1)
+        if reason is not None:
+            return reason
+    return None
+
+
+def _unfit_in(question: DraftQuestion, locale: str, several: bool) -> str | None:
+    where = f" in '{locale}'" if several else ""
+    if not question.text.get(locale, "").strip():
+        return f"its text is empty{where}"
+    seen: dict[str, int] = {}
+    for number, choice in enumerate(question.choices, start=1):
+        text = choice.text.get(locale, "").strip()
+        if not text:
+            return f"choice {number} is empty{where}"
+        key = " ".join(text.split()).casefold()
+        if key in seen:
+            return f"choices {seen[key]} and {number} read the same{where}: {_short(text)}"
+        seen[key] = number
+        why = choice.why.get(locale, "")
+        if choice.why and not why:
+            return f"choice {number} has a why in '{next(iter(choice.why))}' but not in '{locale}'"
+        if len(why) > MAX_WHY_CHARS:
+            return f"the why of choice {number} is {len(why)} characters (at most {MAX_WHY_CHARS})"
+    shown = "\n".join(
+        [question.text[locale]]
+        + [
+            f"{letter}. {choice.text[locale]}"
+            for letter, choice in zip(string.ascii_uppercase, question.choices, strict=False)
+        ]
+    )
+    if len(shown) > MAX_QUESTION_CHARS:
+        size = len(shown)
+        return f"its text and choices are {size} characters{where} (at most {MAX_QUESTION_CHARS})"
+    explanation = question.explanation.get(locale, "")
+    if len(explanation) > MAX_EXPLANATION_CHARS:
+        size = len(explanation)
+        return f"its explanation is {size} characters{where} (at most {MAX_EXPLANATION_CHARS})"
+    return None
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")

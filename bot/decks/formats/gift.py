@@ -1,0 +1,256 @@
+"""Moodle GIFT, read as Moodle's own importer reads it, and written so Moodle reads it back.
+
+A blank line ends a question; lines starting with // are comments ([tag:x] in one tags the
+question); `::title::` names it; the answers sit between the first '{' and the first '}' (text
+after the '}' makes a fill-in-the-blank with "_____"); `=right`, `~wrong`, `#feedback`,
+`####general feedback`; `{T}`/`{FALSE}` for true/false, whose feedback is `#wrong#right`;
+`[html]`, `[moodle]`, `[markdown]`, `[plain]` set the text format; `\\` escapes `:#={}~` and
+writes a newline as `\\n`. Weights `~%50%` give partial credit, which a deck question cannot
+hold, so such questions are skipped, as are those with no or several right answers.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.decks.formats.category import Categories, category_path
+from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion
+from bot.decks.formats.htmltext import html_to_text
+from bot.decks.formats.phrasebook import true_false
+from bot.decks.model import Deck, Question
+
+FORMAT_NAME = "Moodle GIFT"
+
+_ESCAPES = ("\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n")
+_PLACEHOLDERS = tuple(chr(0xE000 + index) for index in range(len(_ESCAPES)))
+_RESTORED = (":", "#", "=", "{", "}", "~", "\n")
+_BACKSLASH = chr(0xE00F)
+_WEIGHT = re.compile(r"^%(-*[0-9]{1,2}\.?[0-9]*)%")
+_FORMATS = ("html", "moodle", "plain", "markdown")
+_TAG = re.compile(r"\[tag:\s*([^\]]*?)\s*\]")
+_TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
+
+
+def read_gift(text: str, locale: str) -> DraftDeck:
+    """Every question in a GIFT file, or the reason each one was skipped."""
+    deck = DraftDeck(locales=[locale])
+    categories = Categories()
+    for block in _blocks(text):
+        _read_block(block, locale, deck, categories)
+    if categories.title:
+        deck.title = {locale: categories.title}
+    return deck
+
+
+def _blocks(text: str) -> list[list[tuple[int, str]]]:
+    """Numbered lines grouped into questions: a blank line ends one."""
+    blocks: list[list[tuple[int, str]]] = []
+    current: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.strip():
+            current.append((number, line))
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return blocks
+
+
+def _protect(text: str) -> str:
+    text = text.replace("\\\\", _BACKSLASH)
+    for escape, placeholder in zip(_ESCAPES, _PLACEHOLDERS, strict=True):
+        text = text.replace(escape, placeholder)
+    return text.replace(_BACKSLASH, "\\")
+
+
+def _restore(text: str) -> str:
+    for placeholder, char in zip(_PLACEHOLDERS, _RESTORED, strict=True):
+        text = text.replace(placeholder, char)
+    return text
+
+
+def _with_format(raw: str, default: str) -> tuple[str, str]:
+    """The format a text names with a [format] prefix (or `default`), and the text after it."""
+    raw = raw.strip()
+    if raw.startswith("["):
+        end = raw.find("]")
+        if end > 0 and raw[1:end] in _FORMATS:
+            return raw[1:end], _restore(raw[end + 1 :]).strip()
+    return default, _restore(raw).strip()
+
+
+def _plain(raw: str, default: str, dropped: set[str]) -> str:
+    text_format, text = _with_format(raw, default)
+    if text_format in ("html", "moodle"):
+        text, media = html_to_text(text, keep_newlines=text_format == "moodle")
+        dropped |= media
+    return text
+
+
+def _read_block(
+    block: list[tuple[int, str]], locale: str, deck: DraftDeck, categories: Categories
+) -> None:
+    comments = [line for _, line in block if line.strip().startswith("//")]
+    body = [(number, line) for number, line in block if not line.strip().startswith("//")]
+    if not body:
+        return
+    line = body[0][0]
+    text = _protect("\n".join(content for _, content in body).strip())
+    if text.startswith("$CATEGORY:"):
+        categories.enter(_restore(text[len("$CATEGORY:") :]))
+        return
+    name = ""
+    if text.startswith("::"):
+        end = text.find("::", 2)
+        if end >= 0:
+            name = _restore(text[2:end]).strip()
+            text = text[end + 2 :].strip()
+    start, finish = text.find("{"), text.find("}")
+    if start < 0 and finish < 0:
+        deck.skip(line, "a description (no answers in braces), not a question")
+        return
+    if start < 0 or finish < start:
+        deck.skip(line, "its '{' and '}' do not match (write \\{ and \\} for literal braces)")
+        return
+    answers = text[start + 1 : finish].strip()
+    if text.endswith("}"):
+        question_text = text[:start] + text[finish + 1 :]
+    else:
+        question_text = text[:start] + "_____" + text[finish + 1 :]
+    general = ""
+    if "####" in answers:
+        cut = answers.rfind("####")
+        answers, general = answers[:cut].strip(), answers[cut + 4 :]
+    text_format, _ = _with_format(question_text, "moodle")
+    dropped: set[str] = set()
+    draft = DraftQuestion(
+        line=line,
+        text={locale: _plain(question_text, "moodle", dropped)},
+        choices=[],
+        answer=-1,
+        name=name,
+        tags=[*categories.tags, *(tag for comment in comments for tag in _TAG.findall(comment))],
+    )
+    explanation = _plain(general, text_format, dropped)
+    if explanation:
+        draft.explanation[locale] = explanation
+    reason = _read_answers(answers, text_format, locale, draft, dropped)
+    if reason is not None:
+        deck.skip(line, reason)
+        return
+    draft.drop(dropped)
+    deck.questions.append(draft)
+
+
+def _read_answers(
+    answers: str, text_format: str, locale: str, draft: DraftQuestion, dropped: set[str]
+) -> str | None:
+    """Fills in the choices and the answer, or says why the question cannot be a deck question."""
+    if not answers:
+        return "an essay question (no answers to choose from)"
+    if answers.startswith("#"):
+        return "a numerical question (no choices to pick from)"
+    if "~" in answers:
+        return _read_multichoice(answers, text_format, locale, draft, dropped)
+    if "=" in answers and "->" in answers:
+        return "a matching question"
+    head = answers.split("#", 1)[0].strip()
+    if head in _TRUE_FALSE:
+        bits = answers.split("#", 2)
+        right = 0 if _TRUE_FALSE[head] else 1
+        feedback = [_plain(bit, text_format, dropped) for bit in bits[1:]] + ["", ""]
+        draft.choices = [DraftChoice({locale: word}) for word in true_false(locale)]
+        draft.answer = right
+        if feedback[0]:
+            draft.choices[1 - right].why[locale] = feedback[0]
+        if feedback[1]:
+            draft.choices[right].why[locale] = feedback[1]
+        return None
+    return "a short-answer question (typed answers, no choices)"
+
+
+def _read_multichoice(
+    answers: str, text_format: str, locale: str, draft: DraftQuestion, dropped: set[str]
+) -> str | None:
+    parts = answers.replace("=", "~=").split("~")
+    if not parts[0].strip():
+        parts = parts[1:]
+    weights: list[float] = []
+    for part in parts:
+        answer = part.strip()
+        if answer.startswith("="):
+            weight, answer = 100.0, answer[1:]
+        elif match := _WEIGHT.match(answer):
+            digits = match.group(1)
+            weight = float(digits.lstrip("-") or 0) * (-1 if digits.startswith("-") else 1)
+            answer = answer[match.end() :]
+        else:
+            weight = 0.0
+        text, _, feedback = answer.partition("#")
+        choice = DraftChoice({locale: _plain(text, text_format, dropped)})
+        why = _plain(feedback, text_format, dropped)
+        if why:
+            choice.why[locale] = why
+        draft.choices.append(choice)
+        weights.append(weight)
+    partial = [(n, w) for n, w in enumerate(weights, start=1) if 0 < w < 100]
+    if partial:
+        number, weight = partial[0]
+        return f"choice {number} gives partial credit ({weight:g}%); a deck question has one answer"
+    right = [index for index, weight in enumerate(weights) if weight >= 100]
+    if not right:
+        return "no choice is marked right (with = or ~%100%)"
+    if len(right) > 1:
+        return f"{len(right)} choices are marked right; a deck question has exactly one"
+    draft.answer = right[0]
+    return None
+
+
+# Writing ---------------------------------------------------------------------------------------
+
+
+def _escape(text: str) -> str:
+    """GIFT's escapes, as Moodle's exporter writes them."""
+    escaped = text.replace("\\", "\\\\")
+    for char in "#=~{}:":
+        escaped = escaped.replace(char, "\\" + char)
+    return escaped.replace("\r", "").replace("\n", "\\n")
+
+
+def _literal(text: str) -> str:
+    """An answer or feedback: escaped, and marked [plain] if it would read as a format or weight."""
+    escaped = _escape(text)
+    return f"[plain]{escaped}" if escaped.startswith(("[", "%")) else escaped
+
+
+def write_gift(deck: Deck, locale: str) -> str:
+    """The deck in one locale as GIFT: plain-text questions, every why and explanation kept."""
+    title = deck.title[locale]
+    lines = [
+        f"// {deck.id}: {title}",
+        f"// Exported from quizbot in '{locale}'. Plain text, one question per block.",
+        "",
+        f"$CATEGORY: {category_path(title)}",
+        "",
+    ]
+    for question in deck.questions:
+        lines.extend(_question_lines(question, locale))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _question_lines(question: Question, locale: str) -> list[str]:
+    lines = [f"// question: {question.id}"]
+    if question.tags:
+        lines.append("// " + " ".join(f"[tag:{tag.replace(']', '')}]" for tag in question.tags))
+    lines.append(f"::{_escape(question.id)}::[plain]{_escape(question.text[locale])}{{")
+    for index, choice in enumerate(question.choices):
+        mark = "=" if index == question.answer else "~"
+        line = f"\t{mark}{_literal(choice.text[locale])}"
+        if choice.why is not None and locale in choice.why:
+            line += f"#{_literal(choice.why[locale])}"
+        lines.append(line)
+    lines.append(f"\t####{_literal(question.explanation[locale])}")
+    lines.append("}")
+    return lines

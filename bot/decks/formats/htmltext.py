@@ -1,0 +1,119 @@
+"""HTML to the plain text a chat message shows, and what had to be left out.
+
+Moodle texts are HTML. A quiz message is plain text, so paragraphs and line breaks become
+newlines, links keep their address as "text (URL)", entities are decoded, and images, audio and
+video are dropped: the caller warns about each kind, since the question may need them.
+"""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+PLUGINFILE = "@@PLUGINFILE@@"
+"""How Moodle exports point at files stored with a question; those files are not imported."""
+
+_BLOCKS = frozenset(
+    {
+        *("address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "figcaption"),
+        *("figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "ol"),
+        *("p", "pre", "section", "table", "tbody", "thead", "tfoot", "tr", "ul"),
+    }
+)
+_MEDIA = {"img": "image", "audio": "audio", "video": "video", "object": "media", "embed": "media"}
+_MEDIA_CONTAINERS = frozenset({"audio", "video", "object", "iframe"})
+_SILENT = frozenset({"script", "style", "head", "title"})
+_SPACES = re.compile(r"[ \t\r\f\v\n]+")
+_BREAK = "\x00"
+"""Stands for a hard line break while spaces are collapsed."""
+_HARD_SPACE = "\x01"
+"""Stands for a space inside <pre>, which is kept."""
+_BLOCK = "\x02"
+"""Stands for the edge of a block (paragraph, list item): a line break, however many meet."""
+_BLOCK_RUN = re.compile(f"{_BREAK}*(?: ?{_BLOCK})+ ?")
+
+
+class _TextParser(HTMLParser):
+    def __init__(self, keep_newlines: bool) -> None:
+        super().__init__(convert_charrefs=True)
+        self.keep_newlines = keep_newlines
+        self.parts: list[str] = []
+        self.dropped: set[str] = set()
+        self._hidden = 0
+        self._pre = 0
+        self._links: list[tuple[str, int]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag in _MEDIA:
+            self.dropped.add(_MEDIA[tag])
+        if tag == "iframe":
+            self.dropped.add("embedded page")
+        if tag in _SILENT or tag in _MEDIA_CONTAINERS:
+            self._hidden += 1
+            return
+        if tag == "br":
+            self.parts.append(_BREAK)
+        elif tag in _BLOCKS:
+            self.parts.append(_BLOCK)
+            if tag == "li":
+                self.parts.append("- ")
+            if tag == "pre":
+                self._pre += 1
+        elif tag in ("td", "th"):
+            self.parts.append(" ")
+        elif tag == "a":
+            self._links.append(((found.get("href") or "").strip(), len(self.parts)))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.handle_starttag(tag, attrs)
+        if tag in _SILENT or tag in _MEDIA_CONTAINERS:
+            self._hidden -= 1
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SILENT or tag in _MEDIA_CONTAINERS:
+            self._hidden = max(0, self._hidden - 1)
+        elif tag in _BLOCKS:
+            self.parts.append(_BLOCK)
+            if tag == "pre":
+                self._pre = max(0, self._pre - 1)
+        elif tag == "a" and self._links:
+            href, start = self._links.pop()
+            self._close_link(href, "".join(self.parts[start:]))
+
+    def _close_link(self, href: str, label: str) -> None:
+        if PLUGINFILE in href:
+            self.dropped.add("linked file")
+            return
+        if not href or href.startswith(("#", "javascript:")):
+            return
+        shown = " ".join(label.replace(_BREAK, " ").replace(_BLOCK, " ").split())
+        if shown != href and href.removeprefix("mailto:") != shown:
+            self.parts.append(f" ({href})" if shown else href)
+
+    def handle_data(self, data: str) -> None:
+        if self._hidden:
+            return
+        if self._pre:
+            data = data.replace("\n", _BREAK).replace(" ", _HARD_SPACE)
+        elif self.keep_newlines:
+            data = data.replace("\r\n", "\n").replace("\n", _BREAK)
+        self.parts.append(data)
+
+
+def html_to_text(html: str, *, keep_newlines: bool = False) -> tuple[str, set[str]]:
+    """Plain text for `html`, and the kinds of media left out ("image", "audio", ...).
+
+    `keep_newlines` is for Moodle's auto-format text, where a newline in the source is a line
+    break on the page; in HTML proper it is just a space.
+    """
+    parser = _TextParser(keep_newlines)
+    parser.feed(html)
+    parser.close()
+    for href, start in reversed(parser._links):  # unclosed <a>
+        parser._close_link(href, "".join(parser.parts[start:]))
+    text = _SPACES.sub(" ", "".join(parser.parts).replace("\xa0", " "))
+    text = _BLOCK_RUN.sub(_BREAK, text)
+    lines = [line.strip().replace(_HARD_SPACE, " ") for line in text.split(_BREAK)]
+    joined = "\n".join(line.rstrip() for line in lines)
+    return re.sub(r"\n{3,}", "\n\n", joined).strip(), parser.dropped

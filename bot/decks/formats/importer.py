@@ -1,0 +1,272 @@
+"""`quizbot import`: a question file in, a deck file that validates out, or nothing and why.
+
+Every outcome is lines to print: `FILE:LINE: skipped: WHY` per question left out, warnings
+(dropped images, stand-in explanations), then one summary or one error. Bad input never raises.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+from bot.decks.format import (
+    ID_PATTERN,
+    LOCALE_PATTERN,
+    MAX_ID_LENGTH,
+    MAX_TITLE_CHARS,
+    RESERVED_DECK_IDS,
+)
+from bot.decks.formats.draft import (
+    DraftDeck,
+    DraftQuestion,
+    FormatError,
+    Note,
+    Texts,
+    settle_right_feedback,
+    unfit_reason,
+)
+from bot.decks.formats.phrasebook import answer_is
+from bot.decks.formats.registry import FORMATS, Format, guess_format
+from bot.decks.formats.slug import IdMaker, slugify
+from bot.decks.formats.source import kind_of_binary, read_bytes
+from bot.decks.formats.writer import WriteError, render_deck, write_deck
+
+EXIT_OK = 0
+EXIT_NOTHING_WRITTEN = 1
+EXIT_USAGE = 2
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What to print, the exit status, and the deck file written (None when nothing was)."""
+
+    lines: list[str]
+    status: int
+    written: Path | None = None
+
+
+def import_file(
+    path: Path,
+    *,
+    fmt: str | None,
+    out: Path | None,
+    locale: str,
+    deck_id: str | None,
+    today: date,
+    questions_dir: Path = Path("questions"),
+) -> ImportOutcome:
+    """Converts `path` to a deck at `out` (default: `questions_dir`/<deck id>.yaml).
+
+    `today` dates the deck's `source`, unless the file names its own (a CSV export does).
+    """
+    shown = str(path)
+    usage = _usage_problem(fmt, locale, deck_id)
+    if usage is not None:
+        return ImportOutcome([f"{shown}: error: {usage}"], EXIT_USAGE)
+    try:
+        found, draft = _read(path, fmt, locale)
+    except FormatError as error:
+        line = Note(error.line, "error", error.message).render(shown)
+        return ImportOutcome([line], EXIT_NOTHING_WRITTEN)
+    chosen_id = _deck_id(deck_id, draft.deck_id, path)
+    if chosen_id is None:
+        message = f"no deck id can be made from the file name '{path.stem}'; pass --id"
+        return ImportOutcome([f"{shown}: error: {message}"], EXIT_USAGE)
+    deck = _Assembly(draft, locale)
+    lines = deck.report(shown)
+    if not deck.questions:
+        lines.append(
+            f"{shown}: error: no question could be imported ({deck.skipped} skipped); "
+            f"nothing written"
+        )
+        return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
+    target = out if out is not None else questions_dir / f"{chosen_id}.yaml"
+    source = f"Imported from {path.name} ({found.title}) on {today.isoformat()}"
+    mapping = deck.mapping(chosen_id, _title(draft, deck.locales, path), source)
+    try:
+        write_deck(render_deck(mapping, deck.comments(source)), target)
+    except WriteError as error:
+        lines.append(f"{shown}: error: {error}; nothing written")
+        return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
+    count = _count(len(deck.questions), "question")
+    lines.append(f"{target}: wrote {count} from {shown} ({found.title}), {deck.skipped} skipped")
+    return ImportOutcome(lines, EXIT_OK, target)
+
+
+def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
+    data = read_bytes(path)
+    name = fmt or _guess(path, data)
+    if name is None:
+        raise FormatError(f"cannot tell what format this is; pass --format {'|'.join(FORMATS)}")
+    found = FORMATS[name]
+    try:
+        return found, found.read(data, locale)
+    except FormatError:
+        raise
+    except Exception as error:  # a reader's bug must still end in one line, not a traceback
+        raise FormatError(
+            f"could not read it as {found.title} ({type(error).__name__}: {error}); "
+            f"please report this with the file"
+        ) from error
+
+
+def _guess(path: Path, data: bytes) -> str | None:
+    """The format a file seems to be in; a binary file other than a workbook is refused."""
+    name = guess_format(path, data[:8192])
+    binary = kind_of_binary(data)
+    if binary is not None and name != "kahoot":
+        raise FormatError(f"this is {binary}, not a question file")
+    return name
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _usage_problem(fmt: str | None, locale: str, deck_id: str | None) -> str | None:
+    if fmt is not None and fmt not in FORMATS:
+        return f"unknown format '{fmt}'; use one of {', '.join(FORMATS)}"
+    if not LOCALE_PATTERN.fullmatch(locale):
+        return f"--locale '{locale}' is not a language code like en, bn or pt-BR"
+    if deck_id is not None and not _valid_deck_id(deck_id):
+        return (
+            f"--id '{deck_id}' must be a-z, 0-9 and '-' (at most {MAX_ID_LENGTH}), "
+            f"and not daily or weekdays"
+        )
+    return None
+
+
+def _valid_deck_id(deck_id: str) -> bool:
+    return (
+        bool(ID_PATTERN.fullmatch(deck_id))
+        and len(deck_id) <= MAX_ID_LENGTH
+        and deck_id not in RESERVED_DECK_IDS
+    )
+
+
+def _deck_id(given: str | None, in_file: str | None, path: Path) -> str | None:
+    if given is not None:
+        return given
+    for candidate in (in_file or "", path.stem):
+        chosen = candidate if _valid_deck_id(candidate) else slugify(candidate)
+        if chosen and _valid_deck_id(chosen):
+            return chosen
+    return None
+
+
+def _title(draft: DraftDeck, locales: list[str], path: Path) -> Texts:
+    words = path.stem.replace("_", " ").replace("-", " ").replace(".", " ")
+    fallback = " ".join(words.split()) or path.name
+    fallback = fallback[:1].upper() + fallback[1:]
+    return {
+        locale: (draft.title.get(locale) or fallback)[:MAX_TITLE_CHARS].strip()
+        for locale in locales
+    }
+
+
+class _Assembly:
+    """A draft deck made into a deck mapping: checks, ids, stand-in explanations, warnings."""
+
+    def __init__(self, draft: DraftDeck, locale: str) -> None:
+        self.draft = draft
+        self.locales = draft.locales or [locale]
+        self.notes: list[Note] = list(draft.notes)
+        self.questions: list[dict[str, Any]] = []
+        self.filled = 0
+        ids = IdMaker()
+        for question in draft.questions:
+            self._add(question, ids)
+        self.description = draft.description
+        missing = [locale for locale in self.locales if not self.description.get(locale)]
+        if self.description and missing:
+            self.notes.append(
+                Note(None, "warning", f"the description has no {', '.join(missing)}; left out")
+            )
+            self.description = {}
+
+    def _add(self, question: DraftQuestion, ids: IdMaker) -> None:
+        settle_right_feedback(question)
+        reason = unfit_reason(question, self.locales)
+        if reason is not None:
+            self.notes.append(Note(question.line, "skipped", reason))
+            return
+        first = self.locales[0]
+        question_id = ids.make(question.name, question.text[first], len(self.questions) + 1)
+        right = question.choices[question.answer]
+        missing = [locale for locale in self.locales if not question.explanation.get(locale)]
+        for locale in missing:
+            question.explanation[locale] = answer_is(locale, right.text[locale])
+        self.filled += bool(missing)
+        for kind in question.dropped:
+            self.notes.append(
+                Note(question.line, "warning", f"{kind} dropped from question {question_id}")
+            )
+        entry: dict[str, Any] = {
+            "id": question_id,
+            "text": self._texts(question.text),
+            "choices": [self._choice(choice.text, choice.why) for choice in question.choices],
+            "answer": question.answer,
+            "explanation": self._texts(question.explanation),
+        }
+        tags = list(dict.fromkeys(tag for tag in question.tags if tag.strip()))
+        if tags:
+            entry["tags"] = tags
+        if question.shuffle is not None:
+            entry["shuffle"] = question.shuffle
+        self.questions.append(entry)
+
+    @property
+    def skipped(self) -> int:
+        return sum(1 for note in self.notes if note.kind == "skipped")
+
+    def report(self, shown: str) -> list[str]:
+        """The notes in file order, then the warning about stand-in explanations, if any."""
+        notes = sorted(self.notes, key=lambda note: note.line or 0)
+        lines = [note.render(shown) for note in notes]
+        if self.filled and self.questions:
+            stand_in = answer_is(self.locales[0], "<right choice>")
+            lines.append(
+                f"{shown}: warning: {self.filled} of {_count(len(self.questions), 'question')} "
+                f"came without an explanation and now {'says' if self.filled == 1 else 'say'} "
+                f'only "{stand_in}"; '
+                f"write real ones before use"
+            )
+        return lines
+
+    def comments(self, source: str) -> list[str]:
+        """The lines at the top of the deck file: where it came from, what still needs writing."""
+        lines = [f"{source} by `quizbot import`."]
+        if self.filled:
+            lines.append(
+                f"{_count(self.filled, 'question')} came without an explanation; theirs only "
+                f"name the right answer: write real ones."
+            )
+        return lines
+
+    def _texts(self, texts: Texts) -> str | dict[str, str]:
+        if len(self.locales) == 1:
+            return texts[self.locales[0]]
+        return {locale: texts[locale] for locale in self.locales}
+
+    def _choice(self, text: Texts, why: Texts) -> Any:
+        if not any(why.get(locale) for locale in self.locales):
+            return self._texts(text)
+        return {
+            "text": self._texts(text),
+            "why": self._texts({locale: why.get(locale, "") for locale in self.locales}),
+        }
+
+    def mapping(self, deck_id: str, title: Texts, source: str) -> dict[str, Any]:
+        deck: dict[str, Any] = {"id": deck_id, "title": self._texts(title)}
+        if self.description:
+            deck["description"] = self._texts(self.description)
+        deck["locales"] = list(self.locales)
+        if self.draft.shuffle is not None:
+            deck["shuffle"] = self.draft.shuffle
+        deck["source"] = self.draft.origin or source
+        if self.draft.license:
+            deck["license"] = self.draft.license
+        deck["questions"] = self.questions
+        return deck

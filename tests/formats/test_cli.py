@@ -1,0 +1,111 @@
+"""`quizbot import` and `quizbot export --deck` as a person runs them: each format's real sample
+becomes a deck that validates and plays in `quizbot play`, and a deck exports and comes back."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.formats.conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+
+SAMPLES = [
+    ("gift", FIXTURES / "moodle" / "gift" / "questions.gift.txt", 4),
+    ("moodle-xml", FIXTURES / "moodle" / "xml" / "nested_categories_with_questions.xml", 4),
+    ("aiken", FIXTURES / "moodle" / "aiken" / "questions.aiken.txt", 2),
+    ("opentdb", FIXTURES / "opentdb" / "amount10.json", 10),
+    ("kahoot", FIXTURES / "kahoot" / "kahoot-quiz-template.xlsx", 3),
+]
+
+
+def quizbot(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(cwd)},
+    )
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "config.toml").write_text(
+        f'[database]\nurl = "sqlite:///{tmp_path / "q.db"}"\n[questions]\npaths = ["decks"]\n',
+        encoding="utf-8",
+    )
+    return tmp_path
+
+
+@pytest.mark.parametrize(("fmt", "sample", "count"), SAMPLES, ids=[s[0] for s in SAMPLES])
+def test_a_real_sample_imports_validates_and_plays(
+    folder: Path, fmt: str, sample: Path, count: int
+) -> None:
+    imported = quizbot(folder, "import", str(sample), "--id", "sample", "--config", "config.toml")
+    assert imported.returncode == 0, imported.stderr
+    assert f"decks/sample.yaml: wrote {count} question" in imported.stdout
+    assert "Traceback" not in imported.stderr
+
+    valid = quizbot(folder, "validate", "--config", "config.toml")
+    assert valid.returncode == 0, valid.stdout
+    assert f"1 deck, {count} questions" in valid.stdout
+
+    played = quizbot(
+        folder,
+        "play",
+        *("--deck", "sample", "--user", "ana", "--config", "config.toml"),
+        stdin="a\n" * count,
+    )
+    assert played.returncode == 0, played.stderr
+    assert re.search(rf"Your score: \d+/{count}\n", played.stdout), played.stdout
+
+
+def test_export_a_deck_then_import_it_back(folder: Path) -> None:
+    shipped = ROOT / "questions" / "distributed-training.yaml"
+    (folder / "decks" / shipped.name).write_bytes(shipped.read_bytes())
+    exported = quizbot(
+        folder,
+        *("export", "--deck", "distributed-training", "--format", "csv", "--out", "dt.csv"),
+        *("--config", "config.toml"),
+    )
+    assert exported.returncode == 0, exported.stderr
+    assert exported.stdout == "dt.csv: 30 questions of distributed-training as csv\n"
+
+    back = quizbot(folder, "import", "dt.csv", "--id", "dt-again", "--out", "dt-again.yaml")
+    assert back.returncode == 0, back.stderr
+    text = (folder / "dt-again.yaml").read_text(encoding="utf-8")
+    assert "\nlicense: CC BY 4.0\n" in text
+    assert "\nsource: Li et al. 2020 (PyTorch DDP);" in text
+
+
+def test_export_says_what_is_wrong_in_one_line(folder: Path) -> None:
+    def export(*args: str) -> subprocess.CompletedProcess[str]:
+        return quizbot(folder, "export", *args, "--config", "config.toml")
+
+    no_format = export("--deck", "nope")
+    assert (no_format.returncode, no_format.stderr) == (
+        2,
+        "--deck needs --format gift|moodle-xml|csv\n",
+    )
+    unknown = export("--deck", "nope", "--format", "gift")
+    assert unknown.returncode == 1 and unknown.stderr.startswith("no deck 'nope'")
+    both = export("--deck", "a", "--server", "local")
+    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    assert not any(folder.glob("*.gift"))
+
+
+def test_import_of_a_file_with_nothing_to_import_writes_nothing(folder: Path) -> None:
+    (folder / "essay.gift").write_text("::e::Write about pipelines.{}\n", encoding="utf-8")
+    proc = quizbot(folder, "import", "essay.gift", "--config", "config.toml")
+    assert proc.returncode != 0
+    assert "no question could be imported" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert list((folder / "decks").iterdir()) == []

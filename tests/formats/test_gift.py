@@ -1,0 +1,211 @@
+"""GIFT import against Moodle's own fixtures and importer tests, and GIFT's escapes both ways."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.decks.formats import export_deck
+from bot.decks.formats.gift import read_gift
+from bot.decks.model import Choice, Deck, Question
+from tests.formats.conftest import FIXTURES, Importer, texts
+
+GIFT = FIXTURES / "moodle" / "gift"
+
+
+def _skipped(lines: list[str]) -> list[str]:
+    """'LINE REASON' for each skipped question in an import's output."""
+    found = (re.match(r"^.*?:(\d+): skipped: (.*)$", line) for line in lines)
+    return [f"{match.group(1)} {match.group(2)}" for match in found if match]
+
+
+def test_questions_gift_imports_the_multiple_choice_and_true_false_moodle_imports(
+    run_import: Importer,
+) -> None:
+    # Moodle imports 9 questions from this file (its behat test: "Importing 9 questions"):
+    # essay Q8, matching "Moodle activities", multichoice Q2, multiple-response "colours",
+    # numerical Q5, short answer, and true/false Q1 and "2-08 TSL" twice. A deck holds the
+    # single-answer multiple choice and the true/false ones; the rest are skipped, at their line.
+    outcome, deck = run_import(GIFT / "questions.gift.txt")
+    assert deck is not None and outcome.status == 0
+    assert _skipped(outcome.lines) == [
+        "2 an essay question (no answers to choose from)",
+        "5 a matching question",
+        "22 choice 1 gives partial credit (50%); a deck question has one answer",
+        "31 a numerical question (no choices to pick from)",
+        "34 a short-answer question (typed answers, no choices)",
+    ]
+    found = texts(deck)
+    assert list(found) == ["q2", "q1", "2-08-tsl", "2-08-tsl-2"]
+    # giftformat_test::test_import_multichoice: answers yellow/red/blue, fraction 1,0,0,
+    # feedback "right; good!", "wrong, it's yellow" twice. The right answer's feedback is the
+    # explanation: a deck's `why` is only for wrong choices.
+    assert found["q2"] == {
+        "text": "What's between orange and green in the spectrum?",
+        "choices": ["yellow", "red", "blue"],
+        "answer": 0,
+        "whys": [None, "wrong, it's yellow", "wrong, it's yellow"],
+        "explanation": "right; good!",
+        "tags": [],
+    }
+    # test_import_truefalse: correctanswer 0 (false); feedbacktrue (shown for the wrong
+    # choice) "42 is the Ultimate Answer.", feedbackfalse "You gave the right answer.". Here
+    # the answers are followed by '";', so Moodle's missing-word rule puts "_____" in the text.
+    assert found["q1"] == {
+        "text": '42 is the Absolute Answer to everything._____";',
+        "choices": ["True", "False"],
+        "answer": 1,
+        "whys": ["42 is the Ultimate Answer.", None],
+        "explanation": "You gave the right answer.\n\n"
+        "This is, of course, a Hitchiker's Guide to the Galaxy reference.",
+        "tags": [],
+    }
+    # test_import_truefalse_true_answer1 and 2: {T} and {TRUE}, correctanswer 1 (true).
+    for question_id in ("2-08-tsl", "2-08-tsl-2"):
+        assert found[question_id]["text"] == "TSL is blablabla."
+        assert found[question_id]["answer"] == 0
+        assert found[question_id]["explanation"] == "The answer is: True."
+    assert any("2 of 4 questions came without an explanation" in line for line in outcome.lines)
+
+
+def test_questions_in_category_takes_its_title_from_the_category(run_import: Importer) -> None:
+    # Moodle imports the 4 questions under "$course$/Default for New Features": matching,
+    # multichoice "Greeting", short answer "Moodle user" (=%100%Moodler, no ~) and TRUE.
+    outcome, deck = run_import(GIFT / "questions_in_category.gift.txt")
+    assert deck is not None
+    assert deck.title == {"en": "Default for New Features"}
+    assert _skipped(outcome.lines) == [
+        "5 a matching question",
+        "22 a short-answer question (typed answers, no choices)",
+    ]
+    found = texts(deck)
+    assert found["greeting"] == {
+        "text": "Listen to this greeting: (http://demo.moodle.net/file.php/5/media/bonjour.mp3)"
+        "\n\nWhat language is being spoken?",
+        "choices": ["English", "French", "German", "Spanish"],
+        "answer": 1,
+        "whys": ["Sorry, listen again.", None, "Sorry, listen again.", "Sorry, listen again."],
+        "explanation": "Yes, well done!",
+        "tags": [],
+    }
+    assert found["moodle-acronym"]["text"] == (
+        "Moodle is an acronym for Modular Object-Oriented Dynamic Learning Environment."
+    )
+    assert found["moodle-acronym"]["answer"] == 0
+
+
+def _one(text: str) -> tuple[list[str], dict[str, object] | None]:
+    deck = read_gift(text, "en")
+    notes = [f"{note.line} {note.kind}: {note.message}" for note in deck.notes]
+    if not deck.questions:
+        return notes, None
+    question = deck.questions[0]
+    return notes, {
+        "name": question.name,
+        "text": question.text["en"],
+        "choices": [choice.text["en"] for choice in question.choices],
+        "whys": [choice.why.get("en") for choice in question.choices],
+        "answer": question.answer,
+        "explanation": question.explanation.get("en"),
+        "tags": question.tags,
+        "dropped": question.dropped,
+    }
+
+
+def test_escapes_are_read_as_the_characters_they_stand_for() -> None:
+    notes, found = _one(
+        "::a\\:b::Is 1 \\= 1 \\{really\\} \\~ \\#1?\\nYes\\\\no{=yes\\#1#so \\= ~no}"
+    )
+    assert notes == []
+    assert found is not None
+    assert found["name"] == "a:b"
+    assert found["text"] == "Is 1 = 1 {really} ~ #1?\nYes\\no"
+    assert found["choices"] == ["yes#1", "no"]
+    assert found["whys"] == ["so =", None]
+
+
+def test_weights_one_full_answer_imports_partial_or_several_right_skip() -> None:
+    assert _one("Q {~%100%a ~%0%b ~%-50%c}")[1] == {
+        "name": "",
+        "text": "Q",
+        "choices": ["a", "b", "c"],
+        "whys": [None, None, None],
+        "answer": 0,
+        "explanation": None,
+        "tags": [],
+        "dropped": [],
+    }
+    assert _one("Q {~%100%a ~%100%b ~c}")[0] == [
+        "1 skipped: 2 choices are marked right; a deck question has exactly one"
+    ]
+    assert _one("Q {=a =b ~c}")[0] == [
+        "1 skipped: 2 choices are marked right; a deck question has exactly one"
+    ]
+    assert _one("Q {~%33.3%a ~b}")[0] == [
+        "1 skipped: choice 1 gives partial credit (33.3%); a deck question has one answer"
+    ]
+    assert _one("Q {~a ~b}")[0] == ["1 skipped: no choice is marked right (with = or ~%100%)"]
+
+
+def test_categories_comments_tags_and_line_numbers() -> None:
+    deck = read_gift(
+        "// a comment\n$CATEGORY: $course$/top/Biology/Cells\n\n\n"
+        "// [tag:cells] [tag: mitosis ]\n::m::Which phase?{=M ~S}\n\nNo braces here\n\n"
+        "Unbalanced { =a ~b\n",
+        "en",
+    )
+    assert deck.title == {"en": "Biology"}
+    assert [(q.line, q.name, q.tags) for q in deck.questions] == [
+        (6, "m", ["cells", "cells", "mitosis"])
+    ]
+    assert [(note.line, note.message) for note in deck.notes] == [
+        (8, "a description (no answers in braces), not a question"),
+        (10, "its '{' and '}' do not match (write \\{ and \\} for literal braces)"),
+    ]
+
+
+def test_text_formats_html_is_converted_plain_and_markdown_are_kept() -> None:
+    _, html = _one('[html]<p>Pick <img src="x.png"> one</p>{=<b>A</b> ~B}')
+    assert html is not None
+    assert (html["text"], html["choices"], html["dropped"]) == ("Pick one", ["A", "B"], ["image"])
+    _, plain = _one("[plain]a <b> & c{=x ~y}")
+    assert plain is not None and plain["text"] == "a <b> & c"
+    _, markdown = _one("[markdown]**bold** <i>{=x ~y}")
+    assert markdown is not None and markdown["text"] == "**bold** <i>"
+    _, moodle = _one("Line one\nline &amp; two{=x ~y}")
+    assert moodle is not None and moodle["text"] == "Line one\nline & two"
+
+
+def _tricky_deck() -> Deck:
+    texts_ = [
+        "Braces {x}, equals = tilde ~ hash # colon: and a backslash \\ end",
+        "[html] is not a format here",
+        "%50% is not a weight here",
+        "Two\nlines",
+    ]
+    questions = tuple(
+        Question(
+            id=f"q-{index}",
+            text={"en": text},
+            choices=(
+                Choice({"en": text + " right"}),
+                Choice({"en": "// not a comment"}, {"en": text + " why"}),
+            ),
+            answer=0,
+            explanation={"en": text + " explained ####"},
+            tags=("a-tag",),
+            position=index + 1,
+        )
+        for index, text in enumerate(texts_)
+    )
+    return Deck("tricky", {"en": "Tricky / deck"}, ("en",), questions)
+
+
+def test_gift_export_escapes_every_special_character(tmp_path: Path, run_import: Importer) -> None:
+    deck = _tricky_deck()
+    source = tmp_path / "tricky.gift"
+    source.write_text(export_deck(deck, "gift", "en"), encoding="utf-8")
+    outcome, back = run_import(source)
+    assert back is not None, outcome.lines
+    assert back.title == {"en": "Tricky / deck"}
+    assert texts(back) == texts(deck)
