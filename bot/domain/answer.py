@@ -30,6 +30,8 @@ class AnswerResult:
     streak: int = 0
     replay: bool = False
     """The reply shown again (in another language): it reads as the original did."""
+    practice: bool = False
+    """Right, but no point: the user had met this question before this season."""
 
     @property
     def correct(self) -> bool:

@@ -79,6 +79,8 @@ class PostAnswer:
     choice: int
     correct: bool
     points: int
+    """What it scores if this is the user's first meeting with the question this season
+    (`bot.domain.scoring.meeting_points`); the store, which knows, stores 0 otherwise."""
     at: datetime
 
 
@@ -91,6 +93,8 @@ class PostAnswerOutcome:
     """The person who clicked, as their reply shows them, read in the same transaction."""
     post: PostRecord | None
     """The post as the transaction read it; None if there is no such post (CLOSED)."""
+    points: int = 0
+    """What a NEW answer scored: 0 when the user had met the question before."""
 
 
 @dataclass(frozen=True)

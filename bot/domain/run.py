@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from bot.decks.model import Deck, Question
@@ -90,9 +91,13 @@ class RunFeedback:
         return letter_of(self.order, self.question.answer)
 
 
-def next_question(deck: Deck, answers: list[RunAnswerRecord]) -> Question | None:
+def next_question(
+    deck: Deck, answers: list[RunAnswerRecord], skip: Collection[str] = ()
+) -> Question | None:
+    """The first question of the deck not yet answered in the run, passing over `skip`
+    (those open in a post of the server: fair play)."""
     done = {a.question_id for a in answers}
-    return next((q for q in deck if q.id not in done), None)
+    return next((q for q in deck if q.id not in done and q.id not in skip), None)
 
 
 def summarize(

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from datetime import time as wall_time
@@ -224,13 +224,16 @@ def cycle_order(schedule_id: int, cycle: int, deck: Deck) -> list[str]:
     return ids
 
 
-def next_question(schedule_id: int, deck: Deck, asked: Sequence[str]) -> Question:
+def next_question(
+    schedule_id: int, deck: Deck, asked: Sequence[str], skip: Collection[str] = ()
+) -> Question:
     """The next question of a schedule, given the ids it already posted from this deck
     (oldest first): none repeats until every question of the deck was asked, then a new
     shuffled cycle starts (never opening with the question that closed the last one).
 
     Cycles are read back from the history, so a question added to the deck mid-cycle is
-    asked in that cycle, and a removed one is simply no longer counted.
+    asked in that cycle, and a removed one is simply no longer counted. A question in `skip`
+    (open in another post of the server) waits for a later day, unless nothing else is left.
     """
     valid = {q.id for q in deck.questions}
     cycle, seen = 0, set[str]()
@@ -245,6 +248,8 @@ def next_question(schedule_id: int, deck: Deck, asked: Sequence[str]) -> Questio
     if seen == valid:
         cycle, seen = cycle + 1, set()
     left = [q for q in cycle_order(schedule_id, cycle, deck) if q not in seen]
+    order = cycle_order(schedule_id, cycle, deck)
+    left = [q for q in left if q not in skip] or [q for q in order if q not in skip] or left
     pick = left[1] if len(left) > 1 and left[0] == last else left[0]
     question = deck.question(pick)
     assert question is not None

@@ -14,10 +14,10 @@ from bot.domain.leaderboard import answer_keys
 from bot.domain.records import Standing
 
 
-def run_points(correct: bool, first_meeting: bool) -> int:
-    """A run answer scores only at the user's first meeting with the question (in this
-    server, season and deck), right or wrong: later practice is free, so replaying a deck
-    cannot climb the leaderboard."""
+def meeting_points(correct: bool, first_meeting: bool) -> int:
+    """An answer, to a post or in a run, scores only at the user's first meeting with the
+    question in this server and season (right or wrong; having closed its post counts too):
+    later answers are practice, so repeating a question cannot climb the leaderboard."""
     return points_for(correct) if first_meeting else 0
 
 

@@ -133,6 +133,8 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
         headline = text(loc, "reply.duplicate", letter=result.letter)
     else:
         headline = text(loc, "reply.right" if result.correct else "reply.wrong")
+    if result.practice:
+        headline += " " + text(loc, "reply.practice")
     picked = result.picked
     why = None
     if picked is not None and picked.why is not None and not result.correct:

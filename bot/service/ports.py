@@ -46,6 +46,15 @@ class StoreUnavailable(QuizError):
         super().__init__("try_again")
 
 
+class QuestionOpen(QuizError):
+    """The question is open in a post of this server already (in `channel_id`): two open
+    posts of one question would let one's reveal give away the other's answer."""
+
+    def __init__(self, channel_id: str) -> None:
+        super().__init__("question_open", channel=channel_id)
+        self.channel_id = channel_id
+
+
 class Servers(Protocol):
     """A server's settings and season, its users' languages, and small key/value state."""
 
@@ -80,7 +89,26 @@ class Servers(Protocol):
 class PostsAndAnswers(Protocol):
     """Questions posted in channels and the clicks on them: the first click stands."""
 
-    async def create_post(self, post: NewPost) -> PostRecord: ...
+    async def create_post(self, post: NewPost) -> PostRecord:
+        """Stores a new open post; QuestionOpen if its question is open in the server."""
+        ...
+
+    async def open_questions(self, server_id: str) -> dict[tuple[str, str], str]:
+        """(deck id, question id) of every open post of the server, to its channel."""
+        ...
+
+    async def meet(
+        self,
+        server_id: str,
+        season: int,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        at: datetime,
+    ) -> None:
+        """Records that the user was shown the question's answer (closed its post): a later
+        answer to it this season is practice."""
+        ...
 
     async def post(self, post_id: int) -> PostRecord | None: ...
 
@@ -147,7 +175,7 @@ class Runs(Protocol):
         *,
         deadline: float | None = None,
     ) -> RunAnswerOutcome:
-        """Stores a run answer; it scores (`bot.domain.scoring.run_points`) only if correct
+        """Stores a run answer; it scores (`bot.domain.scoring.meeting_points`) only if correct
         and the user's first meeting with this question (in any run of this server, season
         and deck)."""
         ...

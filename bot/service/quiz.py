@@ -204,7 +204,10 @@ class Quiz:
         if outcome.post is None:
             raise QuizError("stale_click")
         view = self._clicked(outcome.post, actor)
-        return self._answer_result(actor, view, outcome.status, outcome.choice, outcome.player)
+        result = self._answer_result(actor, view, outcome.status, outcome.choice, outcome.player)
+        if outcome.status is AnswerStatus.NEW and correct and outcome.points == 0:
+            return replace(result, practice=True)
+        return result
 
     async def my_answer(
         self, actor: Actor, post_id: int, locale: str | None = None
@@ -245,6 +248,7 @@ class Quiz:
         """Closes a post (this channel's newest open one, or by id) with its reveal.
 
         Its poster or an admin may close it; closing a closed post shows the reveal again.
+        The closer is shown the answer, so for them it is a first meeting (fair play).
         """
         if post_id is not None:
             post = await self.store.post(post_id)
@@ -258,7 +262,11 @@ class Quiz:
             raise QuizError("no_open_post")
         if post.poster_id != actor.user_id and not actor.is_admin:
             raise QuizError("not_your_post")
-        closed_now = await self.store.close_post(post.id, self.clock.now())
+        now = self.clock.now()
+        closed_now = await self.store.close_post(post.id, now)
+        await self.store.meet(
+            post.server_id, post.season, actor.user_id, post.deck_id, post.question_id, now
+        )
         return await self._reveal(post.id, closed_now)
 
     async def close_by_system(self, post_id: int) -> Reveal:
@@ -297,11 +305,17 @@ class Quiz:
         self, actor: Actor, run: RunRecord, deck: Deck, *, resumed: bool = False
     ) -> RunStep | None:
         answers = list(await self.store.run_answers(run.id))
-        question = next_question(deck, answers)
+        question = next_question(deck, answers, await self._open_in(actor, deck))
         if question is None:
             return None
         locale = await self.reply_locale(actor, deck)
         return RunStep(run, deck, question, len(answers), locale, resumed)
+
+    async def _open_in(self, actor: Actor, deck: Deck) -> dict[str, str]:
+        """The deck's questions open in a post of the server, to their channel: a run passes
+        over them, since its step would show the answer that a channel is still guessing."""
+        open_in = await self.store.open_questions(actor.server_id)
+        return {q: channel for (d, q), channel in open_in.items() if d == deck.id}
 
     async def _finish(self, actor: Actor, run: RunRecord, deck: Deck) -> RunSummary:
         await self.store.finish_run(run.id, self.clock.now())
@@ -332,12 +346,16 @@ class Quiz:
         if run.finished_at is not None:
             raise QuizError("run_finished")
         choice = order[shown_index]
+        open_in = await self._open_in(actor, deck)
+        channel = open_in.get(question.id)
+        if channel is not None:  # posted since this step was shown: its answer waits there
+            raise QuizError("run_question_open", channel=channel)
         outcome = await self.store.record_run_answer(
             run, question.id, choice, choice == question.answer, self.clock.now(), deadline=deadline
         )
         locale = await self.reply_locale(actor, deck)
         answers = list(await self.store.run_answers(run.id))
-        nxt = next_question(deck, answers)
+        nxt = next_question(deck, answers, open_in)
         summary = None
         step = None
         if nxt is None:

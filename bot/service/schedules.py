@@ -90,7 +90,8 @@ class ScheduleNow:
 async def choose_question(store: QuizStore, schedule: Schedule, deck: Deck) -> Question:
     """The schedule's next question: see `bot.domain.schedule.next_question`."""
     asked = await store.scheduled_questions(schedule.id, deck.id)
-    return next_question(schedule.id, deck, asked)
+    open_in = await store.open_questions(schedule.server_id)
+    return next_question(schedule.id, deck, asked, {q for d, q in open_in if d == deck.id})
 
 
 async def close_open_posts(store: QuizStore, quiz: Quiz, schedule_id: int) -> list[Reveal]:

@@ -34,9 +34,9 @@ from bot.domain.records import (
     Totals,
 )
 from bot.domain.schedule import Schedule
-from bot.domain.scoring import run_points
+from bot.domain.scoring import meeting_points
 from bot.domain.totals import DailyPost, streak_of
-from bot.service.ports import QuizStore
+from bot.service.ports import QuestionOpen, QuizStore
 from bot.storage.memory_answers import Answers, StoredAnswer
 
 
@@ -103,6 +103,10 @@ class MemoryStore(QuizStore):
     # Posts and answers
 
     async def create_post(self, post: NewPost) -> PostRecord:
+        key = (post.deck_id, post.question_id)
+        already = (await self.open_questions(post.server_id)).get(key)
+        if already is not None:
+            raise QuestionOpen(already)
         record = PostRecord(
             id=len(self._posts) + 1,
             server_id=post.server_id,
@@ -121,6 +125,24 @@ class MemoryStore(QuizStore):
 
     async def post(self, post_id: int) -> PostRecord | None:
         return self._posts.get(post_id)
+
+    async def open_questions(self, server_id: str) -> dict[tuple[str, str], str]:
+        return {
+            (p.deck_id, p.question_id): p.channel_id
+            for p in self._posts.values()
+            if p.server_id == server_id and p.is_open
+        }
+
+    async def meet(
+        self,
+        server_id: str,
+        season: int,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        at: datetime,
+    ) -> None:
+        self._met.add((server_id, season, user_id, deck_id, question_id))
 
     async def open_post_in_channel(self, server_id: str, channel_id: str) -> PostRecord | None:
         found = [
@@ -161,22 +183,24 @@ class MemoryStore(QuizStore):
             status = AnswerStatus.CLOSED if not post.is_open else AnswerStatus.DUPLICATE
             choice = None if earlier is None else earlier.choice
             return PostAnswerOutcome(status, choice, self._player(server_id, user_id), post)
+        meeting = (server_id, post.season, user_id, post.deck_id, post.question_id)
+        points = 0 if meeting in self._met else answer.points
+        self._met.add(meeting)
         new = StoredAnswer(
             user_id,
             post.deck_id,
             post.question_id,
             answer.choice,
             answer.correct,
-            answer.points,
+            points,
             _utc(answer.at),
         )
         stored = self._answers.add(
             post.server_id, post.season, new, self._settings(server_id).timezone
         )
         self._post_answers[post.id][user_id] = stored
-        return PostAnswerOutcome(
-            AnswerStatus.NEW, answer.choice, self._player(server_id, user_id), post
-        )
+        player = self._player(server_id, user_id)
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         answer = self._post_answers.get(post_id, {}).get(user_id)
@@ -228,7 +252,7 @@ class MemoryStore(QuizStore):
         meeting = (run.server_id, run.season, run.user_id, run.deck_id, question_id)
         first = meeting not in self._met
         self._met.add(meeting)
-        points = run_points(correct, first)
+        points = meeting_points(correct, first)
         new = StoredAnswer(run.user_id, run.deck_id, question_id, choice, correct, points, _utc(at))
         stored = self._answers.add(
             run.server_id, run.season, new, self._settings(run.server_id).timezone

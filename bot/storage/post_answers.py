@@ -2,8 +2,9 @@
 transaction that the group commit gives it.
 
 On SQLite it is a few statements in the writer thread. On PostgreSQL it is one statement
-(`CLICK`, data-modifying CTEs): the post read FOR SHARE, the answer inserted if the post is
-open and this is the user's first click, the six standings rows of a scoring answer, and
+(`CLICK`, data-modifying CTEs): the post read FOR SHARE, the user's first meeting with the
+question claimed, the answer inserted if the post is open and this is the user's first click
+(scoring only if the meeting was theirs to claim), the six standings rows of a scoring answer, and
 the reply's facts, in one round trip; a click that has its transaction to itself also moves
 its score counts in that statement (`CLICK_ALONE`, run in autocommit: one round trip in all).
 """
@@ -19,6 +20,8 @@ from sqlalchemy import (
     Select,
     String,
     bindparam,
+    case,
+    exists,
     func,
     literal,
     select,
@@ -47,6 +50,7 @@ from bot.storage.tables import (
     ALL_DECKS,
     UtcDateTime,
     answers,
+    first_meetings,
     posts,
     score_counts,
     servers,
@@ -80,7 +84,7 @@ class PostAnswerWrite:
             counts = accumulate(conn, ScoreCounts)
             board = (self.answer.post.server_id, row.season)
             for period, deck, total in json.loads(row.added) if row.added else ():
-                counts.move((*board, period, deck), total - self.answer.points, total)
+                counts.move((*board, period, deck), total - row.new_points, total)
             return self._outcome(conn, row)
         return self._in_steps(conn)
 
@@ -102,9 +106,9 @@ class PostAnswerWrite:
             if earlier is None:  # the first click was in flight, unseen by this snapshot
                 earlier = conn.scalar(POST_CHOICE, {"post_id": post.id, "user_id": user_id})
             return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
-        after = after_answer(before, row, answer.correct, answer.points)
+        after = after_answer(before, row, answer.correct, row.new_points)
         player = after or read_player(conn, server_id, user_id)
-        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, row.new_points)
 
     def _in_steps(self, conn: Connection) -> PostAnswerOutcome:
         """SQLite: the post and the reply's facts read, then the answer and its points, on
@@ -122,15 +126,18 @@ class PostAnswerWrite:
         if post.closed_at is not None:
             earlier = _SQLITE_CHOICE.scalar(conn, keys)
             return PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post)
-        if _SQLITE_NEW_ANSWER.first(conn, _row(answer, post)) is None:
+        row = _row(answer, post)
+        first = _SQLITE_MEETING.first(conn, row) is not None
+        row["points"] = points = answer.points if first else 0
+        if _SQLITE_NEW_ANSWER.first(conn, row) is None:  # its first click claimed the meeting
             earlier = _SQLITE_CHOICE.scalar(conn, keys)
             return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
-        if answer.points:
-            scored = Scored(server_id, post.season, post.deck_id, user_id, answer.points, answer.at)
+        if points:
+            scored = Scored(server_id, post.season, post.deck_id, user_id, points, answer.at)
             add_points(conn, scored, before.server.timezone)
-        after = after_answer(before, target, answer.correct, answer.points)
+        after = after_answer(before, target, answer.correct, points)
         player = after or read_player(conn, server_id, user_id)
-        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
 
 
 def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
@@ -150,6 +157,17 @@ def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
 
 _SQLITE_CLICK = Compiled(POST_CLICK)
 _SQLITE_CHOICE = Compiled(POST_CHOICE)
+_SQLITE_MEETING = Compiled(
+    sqlite.insert(first_meetings)
+    .values(
+        {
+            c.name: bindparam("answered_at" if c.name == "met_at" else c.name)
+            for c in first_meetings.c
+        }
+    )
+    .on_conflict_do_nothing()
+    .returning(first_meetings.c.met_at)
+)
 _SQLITE_NEW_ANSWER = Compiled(
     sqlite.insert(answers)
     .values({c.name: bindparam(c.name) for c in answers.c if c.name != "id" and c.name != "run_id"})
@@ -190,6 +208,23 @@ def _click(alone: bool) -> Select[Any]:
         .with_for_update(read=True, of=clicked)
         .cte("post")
     )
+    met = (
+        postgresql.insert(first_meetings)
+        .from_select(
+            ["server_id", "season", "user_id", "deck_id", "question_id", "met_at"],
+            select(
+                post.c.server_id,
+                post.c.season,
+                bindparam("user_id"),
+                post.c.deck_id,
+                post.c.question_id,
+                at,
+            ).where(post.c.closed_at.is_(None)),
+        )
+        .on_conflict_do_nothing()
+        .returning(first_meetings.c.met_at)
+        .cte("met")
+    )
     new_answer = (
         postgresql.insert(answers)
         .from_select(
@@ -214,14 +249,21 @@ def _click(alone: bool) -> Select[Any]:
                 post.c.id,
                 bindparam("choice"),
                 bindparam("correct"),
-                points,
+                case((exists(select(met.c.met_at)), points), else_=0),
                 at,
             ).where(post.c.closed_at.is_(None)),
         )
         .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
-        .returning(answers.c.id, answers.c.server_id, answers.c.season, answers.c.deck_id)
+        .returning(
+            answers.c.id,
+            answers.c.server_id,
+            answers.c.season,
+            answers.c.deck_id,
+            answers.c.points,
+        )
         .cte("new_answer")
     )
+    scored = select(new_answer.c.points).scalar_subquery()
     zone = func.coalesce(
         select(servers.c.timezone)
         .where(servers.c.server_id == new_answer.c.server_id)
@@ -235,7 +277,8 @@ def _click(alone: bool) -> Select[Any]:
                 new_answer.c.season,
                 key.label("period"),
                 deck.label("deck_key"),
-            ).where(points > 0)
+                new_answer.c.points,
+            ).where(new_answer.c.points > 0)
             for key in period_keys_sql(at, zone)
             for deck in (new_answer.c.deck_id, literal(ALL_DECKS, String))
         )
@@ -248,7 +291,7 @@ def _click(alone: bool) -> Select[Any]:
             boards.c.period,
             boards.c.deck_key,
             bindparam("user_id"),
-            points,
+            boards.c.points,
             at,
         ),
     )
@@ -274,6 +317,7 @@ def _click(alone: bool) -> Select[Any]:
     columns: list[Any] = [
         post,
         select(new_answer.c.id).scalar_subquery().label("new_id"),
+        scored.label("new_points"),
         POST_CHOICE.scalar_subquery().label("earlier"),
         *player_columns(),
     ]
@@ -303,9 +347,9 @@ def _click(alone: bool) -> Select[Any]:
                 added.c.season,
                 added.c.period,
                 added.c.deck_key,
-                (added.c.points - points).label("points"),
+                (added.c.points - scored).label("points"),
                 literal(-1).label("users"),
-            ).where(added.c.points > points),
+            ).where(added.c.points > scored),
         ).subquery("moves")
         counted = postgresql.insert(score_counts).from_select(
             ["server_id", "season", "period", "deck_key", "points", "users"],

@@ -9,18 +9,18 @@ from sqlalchemy import func, select, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import NewPost, PostAnswer, PostAnswerOutcome, PostRecord
-from bot.service.ports import PostsAndAnswers
+from bot.service.ports import PostsAndAnswers, QuestionOpen
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.player import POST_CHOICE
 from bot.storage.post_answers import PostAnswerWrite
 from bot.storage.records import post_record
-from bot.storage.tables import answers, posts
+from bot.storage.tables import answers, first_meetings, posts
 
 
 class SqlPosts(SqlAggregate, PostsAndAnswers):
     async def create_post(self, post: NewPost) -> PostRecord:
         stmt = (
-            posts.insert()
+            self._insert(posts)
             .values(
                 server_id=post.server_id,
                 channel_id=post.channel_id,
@@ -33,11 +33,57 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
                 schedule_id=post.schedule_id,
                 opened_at=post.opened_at,
             )
+            .on_conflict_do_nothing(
+                index_elements=[posts.c.server_id, posts.c.deck_id, posts.c.question_id],
+                index_where=posts.c.closed_at.is_(None),
+            )
             .returning(*posts.c)
         )
-        row = await self._one(stmt, write=True)
-        assert row is not None
-        return post_record(row)
+        where_open = select(posts.c.channel_id).where(
+            posts.c.server_id == post.server_id,
+            posts.c.deck_id == post.deck_id,
+            posts.c.question_id == post.question_id,
+            posts.c.closed_at.is_(None),
+        )
+
+        def write(conn: Connection) -> PostRecord | str:
+            row = conn.execute(stmt).first()
+            return post_record(row) if row is not None else str(conn.scalar(where_open) or "")
+
+        created = await self._tx.write(write)
+        if isinstance(created, str):
+            raise QuestionOpen(created)
+        return created
+
+    async def open_questions(self, server_id: str) -> dict[tuple[str, str], str]:
+        rows = await self._all(
+            select(posts.c.deck_id, posts.c.question_id, posts.c.channel_id).where(
+                posts.c.server_id == server_id, posts.c.closed_at.is_(None)
+            )
+        )
+        return {(deck_id, question_id): channel for deck_id, question_id, channel in rows}
+
+    async def meet(
+        self,
+        server_id: str,
+        season: int,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        at: datetime,
+    ) -> None:
+        await self._exec(
+            self._insert(first_meetings)
+            .values(
+                server_id=server_id,
+                season=season,
+                user_id=user_id,
+                deck_id=deck_id,
+                question_id=question_id,
+                met_at=at,
+            )
+            .on_conflict_do_nothing()
+        )
 
     async def post(self, post_id: int) -> PostRecord | None:
         row = await self._one(select(posts).where(posts.c.id == post_id))

@@ -1,7 +1,7 @@
 """`Runs` in SQL: a user's runs through a deck, and their answers.
 
 A run answer first claims the user's first meeting with the question in `first_meetings`
-(only one caller can insert that row); `bot.domain.scoring.run_points` then decides what
+(only one caller can insert that row); `bot.domain.scoring.meeting_points` then decides what
 the answer scores, and a scoring answer adds to its standings in the same transaction.
 """
 
@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import AnswerStatus, RunAnswerOutcome, RunAnswerRecord, RunRecord
-from bot.domain.scoring import run_points
+from bot.domain.scoring import meeting_points
 from bot.service.ports import Runs
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.records import run_answer_record, run_record
@@ -86,7 +86,7 @@ class SqlRuns(SqlAggregate, Runs):
         deadline: float | None = None,
     ) -> RunAnswerOutcome:
         """Claims the user's first meeting with the question (server, season, deck), right or
-        wrong, then stores the answer with the points `run_points` gives it."""
+        wrong, then stores the answer with the points `meeting_points` gives it."""
         meeting = (
             self._insert(first_meetings)
             .values(
@@ -103,7 +103,7 @@ class SqlRuns(SqlAggregate, Runs):
 
         def write(conn: Connection) -> RunAnswerOutcome:
             first = conn.execute(meeting).first() is not None
-            points = run_points(correct, first)
+            points = meeting_points(correct, first)
             stored = conn.execute(
                 self._insert(answers)
                 .values(

@@ -5,8 +5,9 @@ schema for queries (and for `alembic revision --autogenerate`). A test checks th
 
 Every answer, to a post or in a run, is one row of `answers`, carrying the server, season,
 deck and user it counts for, and the points it scored, so a leaderboard is one GROUP BY over
-one index. `first_meetings` records which questions a user has met in runs, per server and
-season: claiming a row there is what makes only the first meeting score.
+one index. `first_meetings` records which questions a user has met (answered, in a post or
+a run, or closed the post of), per server and season: claiming a row there is what makes only
+the first meeting score.
 """
 
 from __future__ import annotations
@@ -117,6 +118,18 @@ Index(
     sqlite_where=posts.c.closed_at.is_(None),
     postgresql_where=posts.c.closed_at.is_(None),
 )
+
+Index(
+    "uq_posts_open_question",
+    posts.c.server_id,
+    posts.c.deck_id,
+    posts.c.question_id,
+    unique=True,
+    sqlite_where=posts.c.closed_at.is_(None),
+    postgresql_where=posts.c.closed_at.is_(None),
+)
+"""A question is open in at most one post of a server: one's reveal would give away the
+other's answer."""
 
 Index(
     "ix_posts_scheduled",

@@ -208,7 +208,7 @@ async def test_only_the_first_meeting_scores(quiz: Quiz) -> None:
 
 
 async def test_leaderboard_ranks_ties_and_shows_the_caller(quiz: Quiz, clock: ManualClock) -> None:
-    posts = [await quiz.post(user("poster"), f"C{i}", "demo", "q1") for i in range(3)]
+    posts = [await quiz.post(user("poster"), f"C{i}", "demo", f"q{i + 1}") for i in range(3)]
 
     async def right(name: str, post: int) -> None:
         clock.advance(timedelta(seconds=1))

@@ -3,16 +3,16 @@
 from datetime import UTC, datetime
 
 from bot.domain.records import Player, ServerSettings, Standing, Totals
-from bot.domain.scoring import boards, ranked, run_points
+from bot.domain.scoring import boards, meeting_points, ranked
 from bot.domain.totals import DailyPost, after_answer, counted, streak_of, totals_of
 
 T = datetime(2026, 3, 2, 9, tzinfo=UTC)
 
 
 def test_a_run_answer_scores_only_right_at_the_first_meeting() -> None:
-    assert run_points(correct=True, first_meeting=True) == 1
-    assert run_points(correct=True, first_meeting=False) == 0
-    assert run_points(correct=False, first_meeting=True) == 0
+    assert meeting_points(correct=True, first_meeting=True) == 1
+    assert meeting_points(correct=True, first_meeting=False) == 0
+    assert meeting_points(correct=False, first_meeting=True) == 0
 
 
 def test_an_answer_counts_in_its_week_month_and_all_time_per_deck_and_overall() -> None:

@@ -31,6 +31,7 @@ async def test_export_answers_and_leaderboards(db: Database, tmp_path: Path) -> 
         clock.advance(timedelta(minutes=1))
         index = view.question.answer if right else (view.question.answer + 1) % 3
         await quiz.answer(Actor(server, name), view.post.id, view.post.order.index(index))
+        await quiz.close(Actor(server, "poster"), post_id=view.post.id)
 
     await answer("ana", True)
     await answer("=HYPERLINK(1)", True)  # a name a spreadsheet would run as a formula

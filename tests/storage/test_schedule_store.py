@@ -15,8 +15,9 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.records import NewPost, NewSchedule, SlotStatus
 from bot.service.ports import QuizStore
-from bot.storage import SqlStore
 from bot.storage.engine import MIGRATIONS, store_engine
+from bot.storage.records import post_record
+from bot.storage.tables import answers, posts
 
 if TYPE_CHECKING:
     from tests.storage.databases import Database
@@ -139,7 +140,7 @@ async def test_question_history_and_open_scheduled_posts(store: QuizStore) -> No
     other = await store.put_schedule(new("C2"))
     p1 = await store.create_post(a_post(s.id, "q2", T0))
     p2 = await store.create_post(a_post(s.id, "q1", T0 + timedelta(days=1)))
-    await store.create_post(a_post(None, "q3", T0))  # a manual post
+    await store.create_post(a_post(None, "q9", T0))  # a manual post
     p4 = await store.create_post(a_post(other.id, "q3", T0, channel="C2"))
     assert await store.scheduled_questions(s.id, "demo") == ["q2", "q1"]
     assert await store.scheduled_questions(s.id, "other-deck") == []
@@ -165,6 +166,21 @@ async def test_a_discarded_post_leaves_the_schedule(store: QuizStore) -> None:
     assert await store.open_scheduled_posts(s.id) == []
 
 
+def _columns(post: NewPost) -> dict[str, Any]:
+    return {
+        "server_id": post.server_id,
+        "channel_id": post.channel_id,
+        "deck_id": post.deck_id,
+        "question_id": post.question_id,
+        "choice_order": ",".join(map(str, post.order)),
+        "locale": post.locale,
+        "poster_id": post.poster_id,
+        "season": post.season,
+        "schedule_id": post.schedule_id,
+        "opened_at": post.opened_at,
+    }
+
+
 def _upgrade_to(revision: str) -> Callable[[Connection], set[str]]:
     def run(conn: Connection) -> set[str]:
         config = Config(str(MIGRATIONS / "alembic.ini"))
@@ -183,12 +199,38 @@ async def test_a_0001_database_with_data_upgrades(db: Database) -> None:
     finally:
         await engine.dispose()
     assert "schedules" not in tables
-    old = SqlStore(store_engine(db.url, schema=db.schema))
+    # Written as an 0001 bot wrote them: two open posts of one question (the newer one
+    # stays open, the older is closed by 0005) and an answer (a first meeting since 0005).
+    old = store_engine(db.url, schema=db.schema)
     try:
-        kept = await old.create_post(a_post(None))
+        async with old.begin() as conn:
+            made = []
+            for post in (a_post(None), a_post(None, at=T0 + timedelta(hours=1), channel="C2")):
+                insert = posts.insert().values(**_columns(post)).returning(*posts.c)
+                made.append(post_record((await conn.execute(insert)).one()))
+            kept, newer = made
+            await conn.execute(
+                answers.insert().values(
+                    server_id="slack:T1",
+                    season=1,
+                    user_id="U1",
+                    deck_id="demo",
+                    question_id="q1",
+                    post_id=kept.id,
+                    choice=0,
+                    correct=True,
+                    points=1,
+                    answered_at=T0 + timedelta(minutes=1),
+                )
+            )
     finally:
-        await old.close()
+        await old.dispose()
     store = await db.open()  # migrates to head
-    assert (await store.post(kept.id)) == kept
+    assert (await store.post(kept.id)) == replace(kept, closed_at=kept.opened_at)
+    assert (await store.post(newer.id)) == newer
+    assert await store.open_questions("slack:T1") == {("demo", "q1"): "C2"}
+    run = await store.start_run("slack:T1", "U1", "demo", 1, T0 + timedelta(hours=2))
+    again = await store.record_run_answer(run, "q1", 0, True, T0 + timedelta(hours=2))
+    assert again.answer.points == 0  # met in a post before the upgrade
     s = await store.put_schedule(new())
     assert await store.claim_slot(s.id, DAY, T0)

@@ -4,6 +4,7 @@ the few tests of how the SQL store gets there take `sql_store`."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import threading
 import time
 from datetime import UTC, datetime, timedelta, timezone
@@ -43,10 +44,13 @@ def at(minutes: float) -> datetime:
     return T0 + timedelta(minutes=minutes)
 
 
+_FRESH = itertools.count(1)
+
+
 async def new_post(
     store: QuizStore,
     *,
-    question_id: str = "q1",
+    question_id: str | None = None,
     channel_id: str = "C1",
     deck_id: str = DECK,
     season: int = 1,
@@ -54,6 +58,9 @@ async def new_post(
     opened_at: datetime = T0,
     schedule_id: int | None = None,
 ) -> PostRecord:
+    """A new open post; of a question never posted before unless `question_id` is given
+    (fair play: a question is open once per server, and scores once per user and season)."""
+    question_id = question_id or f"q-{next(_FRESH)}"
     return await store.create_post(
         NewPost(
             server_id=server_id,
@@ -641,12 +648,12 @@ async def test_totals(store: QuizStore) -> None:
     await click(store, right, "U1", 0, True, at(1))
     await click(store, wrong, "U1", 1, False, at(2))
     run = await store.start_run(SERVER, "U1", DECK, 1, at(3))
-    await store.record_run_answer(run, "q1", 0, True, at(4))  # first meeting in a run: scores
-    await store.record_run_answer(run, "q2", 0, False, at(5))
+    await store.record_run_answer(run, "q3", 0, True, at(4))  # first meeting in a run: scores
+    await store.record_run_answer(run, "q1", 0, True, at(5))  # met in a post: no point
     await store.finish_run(run.id, at(6))
     practice = await store.start_run(SERVER, "U1", DECK, 1, at(7))
-    await store.record_run_answer(practice, "q1", 0, True, at(8))  # correct, but no point
-    assert await store.totals(SERVER, 1, "U1") == Totals(answered=5, correct=3, points=2)
+    await store.record_run_answer(practice, "q3", 0, True, at(8))  # correct, but no point
+    assert await store.totals(SERVER, 1, "U1") == Totals(answered=5, correct=4, points=2)
     assert await store.totals(SERVER, 2, "U1") == Totals()
     assert await store.totals("discord:1", 1, "U1") == Totals()
     assert await store.totals(SERVER, 1, "U2") == Totals()

@@ -9,7 +9,7 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 
 from bot.domain.records import NewPost, StandingsQuery
-from bot.domain.scoring import ranked, run_points
+from bot.domain.scoring import meeting_points, ranked
 from bot.domain.totals import DailyPost, streak_of, totals_of
 from bot.service.ports import QuizStore
 from tests.factories import click
@@ -67,7 +67,7 @@ async def test_streaks_totals_and_standings_follow_the_rules(store: QuizStore) -
     assert list(await store.standings(StandingsQuery(SERVER, 1), 10)) == expected
 
 
-async def test_run_points_follow_the_first_meeting_rule(store: QuizStore) -> None:
+async def test_meeting_points_follow_the_first_meeting_rule(store: QuizStore) -> None:
     rng = random.Random(13)
     met: set[tuple[str, str]] = set()
     answers: list[tuple[bool, int]] = []
@@ -77,7 +77,7 @@ async def test_run_points_follow_the_first_meeting_rule(store: QuizStore) -> Non
         for question in rng.sample(("q1", "q2", "q3", "q4"), 3):
             correct = rng.random() < 0.6
             outcome = await store.record_run_answer(run, question, 0, correct, run.started_at)
-            expected = run_points(correct, (deck, question) not in met)
+            expected = meeting_points(correct, (deck, question) not in met)
             met.add((deck, question))
             assert outcome.answer.points == expected, (n, deck, question)
             answers.append((correct, expected))
