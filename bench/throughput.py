@@ -14,6 +14,7 @@ machine is shared and noisy).
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -53,17 +54,25 @@ def library() -> DeckLibrary:
     return DeckLibrary(report.decks)
 
 
+SERVER_OF: dict[int, str] = {}
+"""Each bench post's server: a question is open once per server and scores once per user and
+season (fair play), so every pass over the deck is in a server of its own, and every answer
+is a first meeting that scores, as a busy channel's answers are."""
+_BATCHES = itertools.count()
+
+
 async def make_posts(where: Place, decks: DeckLibrary, count: int) -> list[int]:
-    """`count` open posts in one channel, in bulk."""
+    """`count` open posts, in bulk."""
     deck = decks.first()
     assert deck is not None
     now = datetime.now(UTC)
+    batch = next(_BATCHES)
     rows = []
     for i in range(count):
         question = deck.questions[i % len(deck.questions)]
         rows.append(
             {
-                "server_id": SERVER,
+                "server_id": f"{SERVER}-{batch}-{i // len(deck.questions)}",
                 "channel_id": "CBENCH",
                 "deck_id": deck.id,
                 "question_id": question.id,
@@ -77,15 +86,27 @@ async def make_posts(where: Place, decks: DeckLibrary, count: int) -> list[int]:
     engine = store_engine(where.url, schema=where.schema)
     try:
         async with engine.begin() as conn:
-            result = await conn.execute(insert(posts).returning(posts.c.id), rows)
-            return sorted(r.id for r in result)
+            result = await conn.execute(
+                insert(posts).returning(posts.c.id, posts.c.server_id), rows
+            )
+            made = {r.id: r.server_id for r in result}
     finally:
         await engine.dispose()
+    SERVER_OF.update(made)
+    return sorted(made)
 
 
 # The bare drivers: the store's transaction for one post answer, statement for statement.
 
 _SQLITE_POST = "SELECT server_id, season, deck_id, question_id, closed_at FROM posts WHERE id = ?"
+_SQLITE_MEETING = (
+    "INSERT INTO first_meetings (server_id, season, user_id, deck_id, question_id, met_at)"
+    " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING met_at"
+)
+_PG_MEETING = (
+    "INSERT INTO first_meetings (server_id, season, user_id, deck_id, question_id, met_at)"
+    " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING met_at"
+)
 _SQLITE_INSERT = (
     "INSERT INTO answers (server_id, season, user_id, deck_id, question_id, post_id, choice,"
     " correct, points, answered_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -190,6 +211,11 @@ async def bare_sqlite(where: Place) -> AsyncIterator[Answer]:
                     cur = await conn.execute(_SQLITE_POST, (post_id,))
                     row = await cur.fetchone()
                     assert row is not None and row[4] is None
+                    at = _sqlite_time(datetime.now(UTC))
+                    cur = await conn.execute(
+                        _SQLITE_MEETING, (row[0], row[1], user_id, row[2], row[3], at)
+                    )
+                    assert await cur.fetchone() is not None  # a first meeting: it scores
                     cur = await conn.execute(
                         _SQLITE_INSERT,
                         (
@@ -236,6 +262,16 @@ async def bare_postgres(where: Place) -> AsyncIterator[Answer]:
         async with pool.acquire() as conn, conn.transaction():
             row = await conn.fetchrow(_PG_POST, post_id)
             assert row is not None and row["closed_at"] is None
+            met = await conn.fetchval(
+                _PG_MEETING,
+                row["server_id"],
+                row["season"],
+                user_id,
+                row["deck_id"],
+                row["question_id"],
+                datetime.now(UTC),
+            )
+            assert met is not None  # a first meeting: it scores
             stored = await conn.fetchval(
                 _PG_INSERT,
                 row["server_id"],
@@ -264,7 +300,7 @@ async def bare_postgres(where: Place) -> AsyncIterator[Answer]:
 
 def engine_answer(quiz: Quiz) -> Answer:
     async def answer(post_id: int, user_id: str, choice: int, correct: bool) -> None:
-        result = await quiz.answer(Actor(SERVER, user_id), post_id, choice)
+        result = await quiz.answer(Actor(SERVER_OF[post_id], user_id), post_id, choice)
         assert result.status is AnswerStatus.NEW, result.status
 
     return answer
