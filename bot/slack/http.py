@@ -1,4 +1,9 @@
-"""HTTP mode: `/slack/events` (and the OAuth pages) on aiohttp, with `/healthz` and `/metrics`.
+"""HTTP mode: `/slack/events` (and the OAuth pages) on aiohttp. Nothing operational here: the
+health check and metrics are on the ops listener (`bot.observability.ops`), not on this port.
+
+A request's body is read whole (within `BODY_SECONDS`, at most `BODY_LIMIT` bytes: 408 or 413
+otherwise) and its signature checked before it enters admission, so a slow or unsigned
+request holds up no click and no graceful stop.
 
 Every request to `/slack/events` is checked here before bolt sees it: a signature that is not
 Slack's over these exact bytes (or a timestamp more than five minutes off, or not a number)
@@ -21,32 +26,27 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.oauth.async_oauth_flow import AsyncOAuthFlow
 from slack_bolt.request.async_request import AsyncBoltRequest
 
-from bot.observability.metrics import CONTENT_TYPE
 from bot.service.admission import Closing
-from bot.service.services import Services
 from bot.slack.app import SlackBot
 from bot.slack.dedup import SeenSignatures
 
 log = logging.getLogger("quizbot.slack")
 EVENTS_PATH = "/slack/events"
-HEALTH_PATH = "/healthz"
-METRICS_PATH = "/metrics"
-HEALTH_SECONDS = 3.0
-"""How long the health check waits for the database."""
+BODY_LIMIT = 256 * 1024
+"""The largest body taken: Slack's payloads (a modal's view state at most) are far smaller."""
+BODY_SECONDS = 2.0
+"""How long a body may take to arrive; Slack sends it at once and waits 3 s for the ack."""
 MAX_AGE = 300
 """Slack's limit on a request's age (and on its clock running ahead of ours), in seconds."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
 
 def web_app(bot: SlackBot, *, events: bool = True) -> web.Application:
-    """The aiohttp application: events (unless Socket Mode carries them), the OAuth pages,
-    and the health check and metrics of the bot's services."""
-    application = web.Application()
+    """The aiohttp application: events (unless Socket Mode carries them) and the OAuth
+    pages."""
+    application = web.Application(client_max_size=BODY_LIMIT)
     if events:
         application.router.add_post(EVENTS_PATH, _events_handler(bot))
-    if bot.app is not None:
-        application.router.add_get(HEALTH_PATH, _health_handler(bot.app))
-        application.router.add_get(METRICS_PATH, _metrics_handler(bot.app))
     flow = bot.bolt.oauth_flow
     if flow is not None:
         application.router.add_get(flow.install_path, _oauth_handler(flow, install=True))
@@ -76,19 +76,29 @@ def _events_handler(bot: SlackBot) -> Handler:
 
     async def handle(request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
+        if (request.content_length or 0) > BODY_LIMIT:
+            return web.Response(status=413)
         try:
-            async with bot.requests.admit(None, arrived):
-                return await checked(request, arrived)
-        except Closing:  # stopping: nothing more is acknowledged
-            return web.Response(status=503)
-
-    async def checked(request: web.Request, arrived: float) -> web.StreamResponse:
-        raw = await request.read()
+            raw = await asyncio.wait_for(request.read(), BODY_SECONDS)
+        except TimeoutError:
+            log.info("refused a Slack request whose body did not arrive in time")
+            return web.Response(status=408)
+        except web.HTTPRequestEntityTooLarge:
+            return web.Response(status=413)
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
         if not signed(secret, raw, timestamp, signature, time.time()):
             log.info("refused a Slack request with a bad or old signature")
             return web.Response(status=401)
+        try:
+            async with bot.requests.admit(None, arrived):
+                return await checked(request, raw, timestamp, signature, arrived)
+        except Closing:  # stopping: nothing more is acknowledged
+            return web.Response(status=503)
+
+    async def checked(
+        request: web.Request, raw: bytes, timestamp: str, signature: str, arrived: float
+    ) -> web.StreamResponse:
         try:
             bolt_request = AsyncBoltRequest(
                 body=raw.decode("utf-8"),
@@ -111,28 +121,6 @@ def _events_handler(bot: SlackBot) -> Handler:
                 return web.Response(status=503)  # a click refused while stopping: unacked
             return web.Response(status=200)  # an event the bot does not handle: acknowledged
         return await to_aiohttp_response(response)
-
-    return handle
-
-
-def _health_handler(app: Services) -> Handler:
-    async def handle(request: web.Request) -> web.StreamResponse:
-        """200 when the database answers a trivial query in time, else 503."""
-        try:
-            await asyncio.wait_for(app.healthy(), HEALTH_SECONDS)
-            database = True
-        except Exception as error:
-            log.warning("health check: the database did not answer (%s)", type(error).__name__)
-            database = False
-        body = {"ok": database, "database": database}
-        return web.json_response(body, status=200 if database else 503)
-
-    return handle
-
-
-def _metrics_handler(app: Services) -> Handler:
-    async def handle(request: web.Request) -> web.StreamResponse:
-        return web.Response(body=app.metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
 
     return handle
 

@@ -38,6 +38,7 @@ from aiohttp import web
 
 from bot.bootstrap import App, build_app
 from bot.config import parse_config
+from bot.observability.ops import ops_listener
 from bot.service.ports import QuizStore
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
@@ -529,6 +530,9 @@ class Live:
     bot: SlackBot
     tester: SlackTester
     base: str
+    """The events port (`/slack/events`, the OAuth pages)."""
+    ops: str
+    """The ops listener (`/healthz`, `/metrics`)."""
     session: aiohttp.ClientSession
     command_elapsed: float = 0.0
     """How long the last `post` took to be acknowledged."""
@@ -549,9 +553,10 @@ class Live:
         await eventually(stored)
         return post_id
 
-    async def get(self, path: str) -> tuple[int, str, str]:
-        """GET `path`: status, content type header, body."""
-        async with self.session.get(self.base + path) as resp:
+    async def get(self, path: str, *, port: str | None = None) -> tuple[int, str, str]:
+        """GET `path` on the ops listener (or on `port`, a base URL): status, content type
+        header, body."""
+        async with self.session.get((port or self.ops) + path) as resp:
             return resp.status, resp.headers.get("Content-Type", ""), await resp.text()
 
     async def reply(self, key: str, count: int = 1, seconds: float = 30.0) -> dict[str, Any]:
@@ -568,7 +573,7 @@ def decks(tmp_path: Path) -> Path:
 
 @pytest.fixture
 async def make_live(tmp_path: Path, decks: Path) -> AsyncIterator[LiveFactory]:
-    made: list[tuple[Live, web.AppRunner]] = []
+    made: list[tuple[Live, web.AppRunner, contextlib.AsyncExitStack]] = []
     counter = iter(range(1000))
 
     async def make(
@@ -593,16 +598,22 @@ async def make_live(tmp_path: Path, decks: Path) -> AsyncIterator[LiveFactory]:
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         base = f"http://127.0.0.1:{runner.addresses[0][1]}"
+        stack = contextlib.AsyncExitStack()
+        ops_port = await stack.enter_async_context(
+            ops_listener(app.healthy, app.metrics, "127.0.0.1", 0)
+        )
         # A connection per request: no server task outlives its request (see `settle`).
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, force_close=True))
-        live = Live(fake, app, bot, SlackTester(base + EVENTS_PATH, fake, session), base, session)
-        made.append((live, runner))
+        tester = SlackTester(base + EVENTS_PATH, fake, session)
+        live = Live(fake, app, bot, tester, base, f"http://127.0.0.1:{ops_port}", session)
+        made.append((live, runner, stack))
         return live
 
     yield make
-    for live, runner in made:
+    for live, runner, stack in made:
         await live.bot.posts.flush()
         await live.session.close()
+        await stack.aclose()
         await runner.cleanup()
         await live.bot.close()
         await live.app.close()

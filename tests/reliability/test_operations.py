@@ -1,5 +1,5 @@
-"""Operations in HTTP mode: `/healthz` and Prometheus `/metrics` beside `/slack/events`, and
-one structured log line per click."""
+"""Operations in HTTP mode: `/healthz` and Prometheus `/metrics` on the ops listener (and not
+on the public events port), and one structured log line per click."""
 
 from __future__ import annotations
 
@@ -94,6 +94,17 @@ async def test_healthz_metrics_and_a_log_line_per_click(
     assert sorted(r.outcome for r in lines) == sorted(  # type: ignore[attr-defined]
         ["new"] * 5 + ["duplicate", "stale"]
     )
+
+
+async def test_nothing_operational_on_the_public_events_port(make_live: LiveFactory) -> None:
+    """Before, `/healthz` and `/metrics` (answer counts, database state) were served beside
+    `/slack/events`, on the port published to the internet."""
+    live = await make_live()
+    for path in ("/healthz", "/metrics"):
+        status, _, _ = await live.get(path, port=live.base)
+        assert status == 404, path
+        status, _, _ = await live.get(path)
+        assert status == 200, path
 
 
 async def test_healthz_is_503_while_postgresql_is_cut(

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 import pytest
 
@@ -228,3 +229,36 @@ async def test_an_unexpected_error_is_logged_and_apologised_for(
     assert "Something went wrong on our side. Please try again in a moment." in text
     assert "database on fire" not in text and "Traceback" not in text
     assert any("database on fire" in str(r.exc_info) for r in caplog.records if r.exc_info)
+
+
+async def test_a_slow_body_holds_up_no_click_and_is_refused(slack: Slack) -> None:
+    """Before, a request was admitted before its body was read, with no time limit: a
+    `Content-Length: 1000` with 3 bytes sent held a place in admission for as long as the
+    socket stayed open (and a graceful stop waited for it)."""
+    post_id = await _target(slack)
+    url = urlsplit(slack.tester.url)
+    reader, writer = await asyncio.open_connection(url.hostname, url.port)
+    writer.write(
+        f"POST {url.path} HTTP/1.1\r\nHost: {url.netloc}\r\nContent-Length: 1000\r\n"
+        "Content-Type: application/x-www-form-urlencoded\r\n\r\nabc".encode()
+    )
+    await writer.drain()
+    try:
+        shown = await slack.right_shown(post_id)
+        click = await slack.tester.click(f"quiz_answer_{'ABC'[shown]}", f"p:{post_id}:{shown}")
+        assert click.status == 200
+        assert "Right" in all_text((await slack.fake.reply(click.key))["blocks"])
+        assert slack.bot.requests.pending == 0  # the slow one was never admitted
+        assert not reader.at_eof()  # ... and is still being read: the click did not wait
+        answer = await asyncio.wait_for(reader.readline(), 10)
+        assert answer.startswith(b"HTTP/1.1 408"), answer
+    finally:
+        writer.close()
+    assert await slack.app.store.answer_count(post_id) == 1
+
+
+async def test_an_oversized_body_is_413_and_unread(slack: Slack) -> None:
+    body = urlencode({"payload": "x" * (300 * 1024)})
+    sent = await slack.tester.send(body, "application/x-www-form-urlencoded")
+    assert sent.status == 413
+    assert await _nothing_stored(slack)
