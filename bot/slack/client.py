@@ -1,15 +1,23 @@
 """The Web API client: the configured base URL, a timeout, and retries on rate limits, server
-errors, lost connections and calls that time out."""
+errors, lost connections and calls that time out, except where a retry could post twice."""
 
 from __future__ import annotations
 
-from aiohttp import ClientOSError, ServerConnectionError, ServerDisconnectedError
+from aiohttp import (
+    ClientConnectorError,
+    ClientOSError,
+    ServerConnectionError,
+    ServerDisconnectedError,
+)
 from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
     AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 TIMEOUT = 10
@@ -17,12 +25,57 @@ TIMEOUT = 10
 again (the SDK waits 30: a click's reply would be that late before its retry even starts)."""
 
 
+NOT_IDEMPOTENT = ("/chat.postMessage",)
+"""Calls that a second try could repeat: a chat.postMessage that timed out, lost its
+connection or got a 5xx may have posted, and Slack has no idempotency key. Only a 429 (Slack
+refused it) or a connection never made is tried again; otherwise the post fails, and is
+withdrawn and told, rather than the channel getting the question twice (the first copy with
+live buttons and no reveal)."""
+
+
+def _posts(request: HttpRequest) -> bool:
+    return request.url.endswith(NOT_IDEMPOTENT)
+
+
+class _ConnectionErrors(AsyncConnectionErrorRetryHandler):
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if _posts(request) and not isinstance(error, ClientConnectorError):
+            return False  # it reached Slack, or may have
+        return await super()._can_retry_async(
+            state=state, request=request, response=response, error=error
+        )
+
+
+class _ServerErrors(AsyncServerErrorRetryHandler):
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if _posts(request):
+            return False
+        return await super()._can_retry_async(
+            state=state, request=request, response=response, error=error
+        )
+
+
 def retry_handlers() -> list[AsyncRetryHandler]:
     """The SDK retries only connection errors by default, and not a call that timed out:
     chat.update and chat.postMessage are rate-limited per channel, so a 429 is waited out
-    (Retry-After); a 500 or 503, a dropped connection and a timeout are tried again."""
+    (Retry-After); a 500 or 503, a dropped connection and a timeout are tried again, except
+    for a post (`NOT_IDEMPOTENT`)."""
     return [
-        AsyncConnectionErrorRetryHandler(
+        _ConnectionErrors(
             max_retry_count=2,
             error_types=[
                 ServerConnectionError,
@@ -32,7 +85,7 @@ def retry_handlers() -> list[AsyncRetryHandler]:
             ],
         ),
         AsyncRateLimitErrorRetryHandler(max_retry_count=3),
-        AsyncServerErrorRetryHandler(max_retry_count=2),
+        _ServerErrors(max_retry_count=2),
     ]
 
 

@@ -19,7 +19,7 @@ from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.mrkdwn import placeholder, user_of
-from bot.slack.posts import CannotPost, Editor, send
+from bot.slack.posts import UNCONFIRMED, CannotPost, Editor, send
 from bot.slack.replies import ReplyTo, in_channel, private
 
 log = logging.getLogger("quizbot.slack")
@@ -122,7 +122,7 @@ class Commands:
         try:
             await self._publishing.publish(view, lambda v: send(req.client, v))
         except CannotPost as error:
-            if is_direct(req.channel_id, req.channel_name):
+            if error.code != UNCONFIRMED and is_direct(req.channel_id, req.channel_name):
                 raise CannotPost(error.code, hint="slack.not_in_dm") from error
             raise
 

@@ -32,6 +32,8 @@ log = logging.getLogger("quizbot.slack")
 
 MEANINGS = {
     "not_in_channel": "the bot is not in the channel; invite it with /invite @quizbot",
+    "post_unconfirmed": "Slack failed or did not answer in time, and may have posted it; "
+    "it was not sent again, so look in the channel",
     "channel_not_found": "the channel is gone, or it is private and the bot is not in it",
     "is_archived": "the channel is archived",
     "restricted_action": "a workspace setting does not let the bot post there",

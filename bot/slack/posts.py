@@ -15,6 +15,9 @@ log = logging.getLogger("quizbot.slack")
 CANNOT_POST = frozenset({"not_in_channel", "channel_not_found", "is_archived", "restricted_action"})
 SENDING_FAILED = (SlackApiError, aiohttp.ClientError, TimeoutError)
 """What a Web API call raises when Slack refuses it or cannot be reached (after retries)."""
+UNCONFIRMED = "post_unconfirmed"
+"""The code of a post Slack may or may not have made (a 5xx, a timeout, a dropped connection):
+it is not sent again (`bot.slack.client.NOT_IDEMPOTENT`), and the poster is told."""
 
 
 class CannotPost(Exception):
@@ -54,7 +57,13 @@ async def send(client: AsyncWebClient, view: PostView) -> str:
         code = error_code(error)
         if code in CANNOT_POST:
             raise CannotPost(code) from error
+        if error.response.status_code >= 500:
+            raise CannotPost(UNCONFIRMED, hint="slack.post_unconfirmed") from error
         raise
+    except aiohttp.ClientConnectorError:
+        raise  # never reached Slack: nothing was posted
+    except (aiohttp.ClientError, TimeoutError) as error:
+        raise CannotPost(UNCONFIRMED, hint="slack.post_unconfirmed") from error
     return message_ref(str(response["channel"]), str(response["ts"]))
 
 

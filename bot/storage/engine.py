@@ -25,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
 from bot.service.ports import StoreUnavailable
-from bot.storage.transactions import READ, WRITE
+from bot.storage.transactions import READ, WRITE, RolledBack
 from bot.storage.url import database_url
 
 MIGRATIONS = Path(__file__).with_name("migrations")
@@ -140,11 +140,6 @@ def _unavailable(context: ExceptionContext) -> BaseException | None:
 
 
 ROLLED_BACK = frozenset({"40P01", "40001"})
-
-
-class RolledBack(StoreUnavailable):
-    """PostgreSQL broke off the transaction (a deadlock, a serialization failure) and
-    rolled it back whole: running it again is safe, and the store does so once."""
 
 
 TRANSIENT_SQLSTATES = frozenset({"40P01", "40001", "57P01", "57P02", "57P03", "53300"})

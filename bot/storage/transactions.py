@@ -57,6 +57,12 @@ everyone (score counts) each transaction writes last, in key order."""
 _ACCUMULATORS = "quizbot_accumulators"
 
 
+class RolledBack(StoreUnavailable):
+    """PostgreSQL broke off the transaction (a deadlock, a serialization failure) and
+    rolled it back whole: running it again is safe (store functions decide from what they
+    read), and `Transactions` does so once."""
+
+
 class Accumulator(Protocol):
     """Writes that the functions of one transaction add up and make once, just before its
     COMMIT (`accumulate`)."""
@@ -157,7 +163,7 @@ class Transactions:
         except Exception as error:  # the thread (or greenlet) itself could not run it
             return [(False, _each(error)) for _ in works]
 
-    def _commit(self, works: list[Work[Any]]) -> list[Outcome]:
+    def _commit(self, works: list[Work[Any]], *, again: bool = True) -> list[Outcome]:
         """One transaction for `works`: (True, result) or (False, exception) per function.
 
         Store functions are re-runnable (they decide from what they read), so when one
@@ -166,12 +172,19 @@ class Transactions:
         rather than making each wait again.
 
         A write with an `alone` form (one statement, shared rows included) that has the
-        transaction to itself runs that instead, in autocommit: one round trip in all."""
+        transaction to itself runs that instead, in autocommit: one round trip in all.
+
+        A transaction PostgreSQL broke off whole (RolledBack: a deadlock, a serialization
+        failure) is run once more (`again`) before anyone is told to try again."""
         alone = getattr(works[0], "alone", None) if len(works) == 1 else None
         if alone is not None and self._alone is not None:
             try:
                 with self._alone.connect() as conn:
                     return [(True, alone(conn))]
+            except RolledBack:
+                if again:
+                    return self._commit(works, again=False)
+                return [(False, StoreUnavailable())]
             except Exception as error:
                 return [(False, _each(error) if isinstance(error, StoreUnavailable) else error)]
         try:
@@ -186,6 +199,10 @@ class Transactions:
                 finally:
                     info.pop(_ACCUMULATORS, None)
                 return [(True, result) for result in results]
+        except RolledBack:
+            if again:
+                return self._commit(works, again=False)
+            return [(False, StoreUnavailable()) for _ in works]
         except StoreUnavailable as error:
             return [(False, _each(error)) for _ in works]
         except Exception as error:

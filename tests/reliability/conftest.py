@@ -163,8 +163,8 @@ class FaultySlack(FakeSlack):
 
     faults: dict[str, list[str]] = field(default_factory=dict)
     """method (or "response_url") -> faults for its next calls: "429" (with Retry-After:
-    `retry_after`), "500", "hang" (no answer for `hang_seconds`), "close" (the connection
-    is closed without an answer)."""
+    `retry_after`), "500", "500-done" (the call is done, then answered 500), "hang" (no
+    answer for `hang_seconds`), "close" (the connection is closed without an answer)."""
     hang_seconds: float = 3.0
     attempts: Counter[str] = field(default_factory=Counter)
     """Every request per method (or "response_url"), faulted or not."""
@@ -199,6 +199,9 @@ class FaultySlack(FakeSlack):
                 headers={"Retry-After": str(self.retry_after)},
             )
         if fault == "500":
+            return web.json_response({"ok": False, "error": "internal_error"}, status=500)
+        if fault == "500-done":
+            await FakeSlack._api(self, request)
             return web.json_response({"ok": False, "error": "internal_error"}, status=500)
         if fault == "hang":
             await asyncio.sleep(self.hang_seconds)

@@ -7,17 +7,19 @@ from __future__ import annotations
 import asyncio
 import stat
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import StoreUnavailable
 from bot.storage import open_store
-from bot.storage.engine import RolledBack, store_engine
+from bot.storage.engine import store_engine
+from bot.storage.transactions import RolledBack, Transactions
 from tests.storage.databases import POSTGRES_URL
 
 
@@ -55,6 +57,47 @@ async def test_a_real_deadlock_is_try_again(pg: Pg) -> None:
     assert len(failed) == 1, results  # PostgreSQL broke the cycle by aborting one
     assert isinstance(failed[0], StoreUnavailable), repr(failed[0])
     assert isinstance(failed[0], RolledBack)  # safe to run again
+
+
+async def test_a_store_write_caught_in_a_real_deadlock_is_run_again(pg: Pg) -> None:
+    """Two writes that lock the same rows in opposite orders: PostgreSQL aborts one, and
+    the store runs it once more instead of telling the person to try again; both land."""
+    table = pg.table
+    tx = Transactions(pg.engine)
+    runs: list[int] = []
+
+    def cross(first: int, second: int) -> Callable[[Connection], int]:
+        def work(conn: Connection) -> int:
+            runs.append(first)
+            conn.execute(text(f"UPDATE {table} SET n = n + 1 WHERE id = {first}"))
+            conn.execute(text("SELECT pg_sleep(0.3)"))
+            conn.execute(text(f"UPDATE {table} SET n = n + 1 WHERE id = {second}"))
+            return first
+
+        return work
+
+    try:
+        done = await asyncio.gather(tx.write(cross(1, 2), key="a"), tx.write(cross(2, 1), key="b"))
+    finally:
+        await tx.close()
+    assert sorted(done) == [1, 2]  # neither was told to try again
+    assert len(runs) == 3  # one of them ran twice: the deadlock really happened
+    async with pg.engine.connect() as conn:
+        rows = (await conn.execute(text(f"SELECT id, n FROM {table} ORDER BY id"))).all()
+    assert [tuple(r) for r in rows] == [(1, 2), (2, 2)]
+
+
+async def test_a_write_rolled_back_twice_is_try_again(pg: Pg) -> None:
+    tx = Transactions(pg.engine)
+
+    def always(conn: Connection) -> None:
+        raise RolledBack()
+
+    try:
+        with pytest.raises(StoreUnavailable):
+            await tx.write(always)
+    finally:
+        await tx.close()
 
 
 async def test_a_connection_the_server_terminates_is_try_again(pg: Pg) -> None:
