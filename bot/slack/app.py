@@ -95,6 +95,16 @@ class SlackBot:
             await self.oauth.close()
 
 
+async def _refuse_unhandled(error: Exception) -> BoltResponse:
+    """What bolt could not handle (a signed body whose fields have shapes Slack never sends,
+    e.g. `view: null`): 400, logged once as a warning, never bolt's 500, which Slack would
+    retry. The bot's own listeners answer their errors themselves (`replies.guarded`)."""
+    log.warning(
+        "a signed Slack request bolt could not handle was refused (%s)", type(error).__name__
+    )
+    return BoltResponse(status=400, body="")
+
+
 def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     """The Slack bot for `app`: one workspace with SLACK_BOT_TOKEN, or OAuth distribution
     with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (installations in the project's database)."""
@@ -125,6 +135,7 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
         authorize=distribution.authorize if distribution else None,  # type: ignore[arg-type]
     )
     configure(bolt.client, settings.api_url)
+    bolt.error(_refuse_unhandled)
     posts = app.live_posts(refresh_interval)
     token = None if distribution else secrets.slack_bot_token
     delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)

@@ -115,7 +115,11 @@ def _events_handler(bot: SlackBot) -> Handler:
                 extra={"event": "replay"},
             )
             return web.Response(status=200)
-        response = await bot.bolt.async_dispatch(bolt_request)
+        try:
+            response = await bot.bolt.async_dispatch(bolt_request)
+        except Exception as error:  # bolt itself tripped on the body's shape (`view: null`)
+            log.warning("a signed Slack request bolt could not handle: %s", type(error).__name__)
+            return web.Response(status=400)
         if response.status == 404:  # no listener took it
             if bot.admission is not None and bot.admission.closing:
                 return web.Response(status=503)  # a click refused while stopping: unacked
