@@ -25,17 +25,16 @@ from bot.domain.records import (
     Player,
     PostAnswer,
     PostRecord,
-    RunRecord,
     ServerSettings,
     StandingsQuery,
 )
-from bot.domain.run import RunFeedback, RunStep, RunSummary, next_question, run_order, summarize
 from bot.domain.stats import Stats
 from bot.service.ports import QuizStore
+from bot.service.runs import Runs
 
 
 @dataclass
-class Quiz:
+class Quiz(Runs):
     store: QuizStore
     decks: DeckLibrary
     clock: Clock
@@ -285,95 +284,6 @@ class Quiz:
             raise QuizError("no_open_post")
         view = await self._view(post)
         return build_reveal(view, await self.store.tally(post.id), closed_now)
-
-    # Runs ----------------------------------------------------------------
-
-    async def start_run(self, actor: Actor, deck_id: str | None = None) -> RunStep | RunSummary:
-        """Starts a run, or resumes the unfinished one at its next question."""
-        deck = self.deck(deck_id)
-        server = await self.store.server(actor.server_id)
-        existing = await self.store.active_run(actor.server_id, actor.user_id, deck.id)
-        run = existing or await self.store.start_run(
-            actor.server_id, actor.user_id, deck.id, server.season, self.clock.now()
-        )
-        step = await self._step(actor, run, deck, resumed=existing is not None)
-        if step is None:  # every question answered but never finished: finish it now
-            return await self._finish(actor, run, deck)
-        return step
-
-    async def _step(
-        self, actor: Actor, run: RunRecord, deck: Deck, *, resumed: bool = False
-    ) -> RunStep | None:
-        answers = list(await self.store.run_answers(run.id))
-        question = next_question(deck, answers, await self._open_in(actor, deck))
-        if question is None:
-            return None
-        locale = await self.reply_locale(actor, deck)
-        return RunStep(run, deck, question, len(answers), locale, resumed)
-
-    async def _open_in(self, actor: Actor, deck: Deck) -> dict[str, str]:
-        """The deck's questions open in a post of the server, to their channel: a run passes
-        over them, since its step would show the answer that a channel is still guessing."""
-        open_in = await self.store.open_questions(actor.server_id)
-        return {q: channel for (d, q), channel in open_in.items() if d == deck.id}
-
-    async def _finish(self, actor: Actor, run: RunRecord, deck: Deck) -> RunSummary:
-        await self.store.finish_run(run.id, self.clock.now())
-        answers = list(await self.store.run_answers(run.id))
-        return summarize(run, deck, answers, await self.reply_locale(actor, deck))
-
-    async def run_answer(
-        self,
-        actor: Actor,
-        run_id: int,
-        question_id: str,
-        shown_index: int,
-        *,
-        deadline: float | None = None,
-    ) -> RunFeedback:
-        """Answers one question of a run, committed when this returns (`deadline`: as for
-        `answer`); the feedback carries the next step or the summary."""
-        run = await self.store.run(run_id)
-        if run is None or run.server_id != actor.server_id or run.user_id != actor.user_id:
-            raise QuizError("stale_click")
-        deck = self.decks.get(run.deck_id)
-        question = deck.question(question_id) if deck else None
-        if deck is None or question is None:
-            raise QuizError("question_gone")
-        order = run_order(run.id, question)
-        if not 0 <= shown_index < len(order):
-            raise QuizError("stale_click")
-        if run.finished_at is not None:
-            raise QuizError("run_finished")
-        choice = order[shown_index]
-        open_in = await self._open_in(actor, deck)
-        channel = open_in.get(question.id)
-        if channel is not None:  # posted since this step was shown: its answer waits there
-            raise QuizError("run_question_open", channel=channel)
-        outcome = await self.store.record_run_answer(
-            run, question.id, choice, choice == question.answer, self.clock.now(), deadline=deadline
-        )
-        locale = await self.reply_locale(actor, deck)
-        answers = list(await self.store.run_answers(run.id))
-        nxt = next_question(deck, answers, open_in)
-        summary = None
-        step = None
-        if nxt is None:
-            await self.store.finish_run(run.id, self.clock.now())
-            summary = summarize(run, deck, answers, locale)
-        else:
-            step = RunStep(run, deck, nxt, len(answers), locale)
-        return RunFeedback(
-            deck=deck,
-            question=question,
-            order=order,
-            answer=outcome.answer,
-            duplicate=outcome.status is AnswerStatus.DUPLICATE,
-            locale=locale,
-            other_locale=deck.other_locale(locale),
-            next=step,
-            summary=summary,
-        )
 
     # Leaderboard and stats -------------------------------------------------
 
