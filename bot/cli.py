@@ -74,6 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--config", help="config file")
 
+    forget = sub.add_parser(
+        "forget", help="delete everything kept about one user in one server (privacy)"
+    )
+    forget.add_argument("--server", required=True, help='server id, e.g. "slack:T0123"')
+    forget.add_argument("--user", required=True, help='user id, e.g. "U0456" (Discord: digits)')
+    forget.add_argument("--config", help="config file")
+
     imp = sub.add_parser("import", help="turn another quiz tool's file into a deck")
     imp.add_argument("file", help="GIFT, Moodle XML, Aiken, Open Trivia DB JSON, CSV or Kahoot")
     imp.add_argument("--format", help="gift, moodle-xml, aiken, opentdb, csv or kahoot (guessed)")
@@ -179,6 +186,22 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     return 0
 
 
+async def _forget(config: Config, server_id: str, user_id: str) -> int:
+    from bot.storage import open_store
+    from bot.storage.url import database_url
+
+    store = await open_store(database_url(config.database_url, config.base_dir))
+    try:
+        answers = await store.forget_user(server_id, user_id)
+    finally:
+        await store.close()
+    print(
+        f"forgot {user_id} in {server_id}: {answers} answers, and their runs, points, "
+        f"first meetings and settings, deleted"
+    )
+    return 0
+
+
 def _import(config: Config, args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
@@ -279,6 +302,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_upgrade(config))
     if args.command == "import":
         return _import(config, args)
+    if args.command == "forget":
+        return asyncio.run(_forget(config, args.server, args.user))
     if args.command == "export" and args.deck is not None:
         return _export_deck(config, args)
     if args.command == "export":

@@ -77,3 +77,26 @@ def test_export_after_a_terminal_game(tmp_path: Path) -> None:
     assert answers[0].startswith("season,answered_at,user_id")
     assert len(answers) == 1 + 8 and all(",mitu," in line for line in answers[1:])
     assert "out/local-answers.csv: 8 rows" in proc.stdout
+
+
+def test_forget_deletes_a_players_answers(tmp_path: Path) -> None:
+    root = Path(__file__).resolve().parent.parent
+    config = f'[questions]\npaths = ["{root / "questions"}"]\n'
+    (tmp_path / "config.toml").write_text(config, encoding="utf-8")
+    for name in ("mitu", "rafi"):
+        played = subprocess.run(
+            [sys.executable, "-m", "bot", "play", "--user", name, "--config", "config.toml"],
+            input="a\n" * 8,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,
+        )
+        assert played.returncode == 0, played.stderr
+    proc = quizbot(tmp_path, config, "forget", "--server", "local", "--user", "mitu")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith("forgot mitu in local: 8 answers, and their runs, points")
+    exported = quizbot(tmp_path, config, "export", "--server", "local", "--out", "out")
+    assert exported.returncode == 0, exported.stderr
+    answers = (tmp_path / "out" / "local-answers.csv").read_text(encoding="utf-8").splitlines()
+    assert len(answers) == 1 + 8 and all(",rafi," in line for line in answers[1:])

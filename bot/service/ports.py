@@ -78,6 +78,13 @@ class Servers(Protocol):
 
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None: ...
 
+    async def forget_user(self, server_id: str, user_id: str) -> int:
+        """Deletes everything kept about the user in the server, in every season: answers,
+        runs, points (leaderboards and the counts that rank them), first meetings and
+        settings. The posts they made stay (channel content), as do others' answers. The
+        number of answers deleted."""
+        ...
+
     async def get_meta(self, key: str) -> str | None:
         """Process state kept across restarts (e.g. the hash of the last Discord command
         sync)."""

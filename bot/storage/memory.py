@@ -94,6 +94,20 @@ class MemoryStore(QuizStore):
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None:
         self._user_locales[(server_id, user_id)] = locale
 
+    async def forget_user(self, server_id: str, user_id: str) -> int:
+        self._user_locales.pop((server_id, user_id), None)
+        self._met = {m for m in self._met if (m[0], m[2]) != (server_id, user_id)}
+        for post_id, post in self._posts.items():
+            if post.server_id == server_id:
+                self._post_answers[post_id].pop(user_id, None)
+        for run_id in [
+            r.id for r in self._runs.values() if (r.server_id, r.user_id) == (server_id, user_id)
+        ]:
+            run = self._runs.pop(run_id)
+            self._run_answers.pop(run_id, None)
+            self._active_runs.pop((run.server_id, run.user_id, run.deck_id), None)
+        return self._answers.forget(server_id, user_id)
+
     async def get_meta(self, key: str) -> str | None:
         return self._meta.get(key)
 

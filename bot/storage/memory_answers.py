@@ -46,6 +46,16 @@ class Answers:
         self._kept[(server_id, season)].append(answer)
         return answer
 
+    def forget(self, server_id: str, user_id: str) -> int:
+        """Drops the user's answers in the server, every season; how many there were."""
+        gone = 0
+        for (server, _), kept in self._kept.items():
+            if server == server_id:
+                before = len(kept)
+                kept[:] = [a for a in kept if a.user_id != user_id]
+                gone += before - len(kept)
+        return gone
+
     def totals(self, server_id: str, season: int, user_id: str) -> Totals:
         mine = (a for a in self._kept.get((server_id, season), ()) if a.user_id == user_id)
         return totals_of((a.correct, a.points) for a in mine)

@@ -145,6 +145,10 @@ class ScoreCounts:
         if old > 0:
             self._users[(*board, old)] -= 1
 
+    def leave(self, board: tuple[str, int, str, str], points: int) -> None:
+        """A user standing at `points` on `board` is gone (forgotten)."""
+        self._users[(*board, points)] -= 1
+
     def flush(self, conn: Connection) -> None:
         rows = [
             {

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, Table, and_, delete, select, update
+from sqlalchemy.engine import Connection
 
 from bot.domain.records import ServerSettings
 from bot.service.ports import Servers
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.player import SERVER, USER_LOCALE, server_settings
-from bot.storage.tables import meta, servers, user_settings
+from bot.storage.scores import ScoreCounts
+from bot.storage.tables import (
+    answers,
+    first_meetings,
+    meta,
+    runs,
+    servers,
+    standings,
+    user_settings,
+)
+from bot.storage.transactions import accumulate
 
 
 class SqlServers(SqlAggregate, Servers):
@@ -55,6 +66,30 @@ class SqlServers(SqlAggregate, Servers):
         await self._upsert(
             user_settings, {"server_id": server_id, "user_id": user_id}, {"locale": locale}
         )
+
+    async def forget_user(self, server_id: str, user_id: str) -> int:
+
+        def where(table: Table) -> ColumnElement[bool]:
+            return and_(table.c.server_id == server_id, table.c.user_id == user_id)
+
+        def forget(conn: Connection) -> int:
+            counts = accumulate(conn, ScoreCounts)
+            for row in conn.execute(
+                select(
+                    standings.c.season,
+                    standings.c.period,
+                    standings.c.deck_key,
+                    standings.c.points,
+                ).where(where(standings))
+            ):
+                counts.leave((server_id, row.season, row.period, row.deck_key), row.points)
+            conn.execute(delete(standings).where(where(standings)))
+            answered = conn.execute(delete(answers).where(where(answers))).rowcount
+            for table in (runs, first_meetings, user_settings):
+                conn.execute(delete(table).where(where(table)))
+            return int(answered)
+
+        return await self._tx.write(forget)
 
     async def get_meta(self, key: str) -> str | None:
         value: str | None = await self._scalar(select(meta.c.value).where(meta.c.key == key))

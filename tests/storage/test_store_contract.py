@@ -737,3 +737,39 @@ async def test_naive_datetimes_are_refused(store: QuizStore) -> None:
     with pytest.raises((StatementError, ValueError), match="naive datetime"):
         await new_post(store, opened_at=datetime(2026, 1, 1, 12, 0))
     assert await store.open_post_in_channel(SERVER, "C1") is None
+
+
+# Forgetting a user (privacy)
+
+
+async def test_forgetting_a_user_deletes_what_is_kept_about_them(store: QuizStore) -> None:
+    """`quizbot forget` (and /quiz privacy): answers, runs, points, meetings and settings of
+    one user in one server go; the others' ranks close up; nothing else moves."""
+    await score_post(store, "ana", at(1))
+    await score_post(store, "ana", at(2))
+    await score_post(store, "bo", at(3))
+    shared = await new_post(store, question_id="q-shared")
+    await click(store, shared, "ana", 0, True, at(4))
+    await click(store, shared, "bo", 1, False, at(4))
+    run = await store.start_run(SERVER, "ana", DECK, 1, at(5))
+    await store.record_run_answer(run, "q-run", 0, True, at(6))
+    await store.set_user_locale(SERVER, "ana", "bn")
+    await score_post(store, "ana", at(7), season=2)
+    other_server = await new_post(store, server_id="discord:1", question_id="q-x")
+    await click(store, other_server, "ana", 0, True, at(8))
+    assert (await store.standing_of(StandingsQuery(SERVER, 1), "bo")) == Standing("bo", 1, at(3), 2)
+
+    assert await store.forget_user(SERVER, "ana") == 5  # 4 post answers and 1 run answer
+
+    board = await store.standings(StandingsQuery(SERVER, 1), limit=10)
+    assert board == [Standing("bo", 1, at(3), 1)]
+    assert await store.standing_of(StandingsQuery(SERVER, 1), "bo") == Standing("bo", 1, at(3), 1)
+    assert await store.standings(StandingsQuery(SERVER, 2), limit=10) == []
+    assert await store.totals(SERVER, 1, "ana") == Totals()
+    assert await store.user_locale(SERVER, "ana") is None
+    assert await store.active_run(SERVER, "ana", DECK) is None
+    assert await store.answer_count(shared.id) == 1  # bo's answer stays
+    assert await store.tally(shared.id) == {1: 1}
+    again = await click(store, shared, "ana", 0, True, at(9))  # a first meeting once more
+    assert again.status is AnswerStatus.NEW and again.points == 1
+    assert await store.totals("discord:1", 1, "ana") == Totals(1, 1, 1)  # another server's
