@@ -44,7 +44,8 @@ RUN = re.compile(
 RESET = re.compile(r"quiz:reset:(?P<answer>yes|no)(?::(?P<season>[0-9]{1,9}))?")
 """The season the confirm was shown for rides along; a button from before it did reads as
 season 0, which never runs, so it is refused as stale."""
-TEMPLATES = (ANSWER, SWITCH, RUN, RESET)
+FORGET = re.compile(r"quiz:forget:(?P<answer>yes|no)")
+TEMPLATES = (ANSWER, SWITCH, RUN, RESET, FORGET)
 
 
 def known(custom_id: str) -> bool:
@@ -211,11 +212,41 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         return DONE
 
 
+class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
+    """The confirm (or "keep it") of /quiz privacy: the clicker's data in this server."""
+
+    def __init__(self, answer: str, label: str = "") -> None:
+        style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
+        super().__init__(_button(f"quiz:forget:{answer}", label or answer, style))
+        self.answer = answer
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
+    ) -> Self:
+        return cls(match["answer"])
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await clicked(interaction, lambda deadline: self._confirm(interaction))
+
+    async def _confirm(self, interaction: discord.Interaction) -> Handled:
+        quiz = client_of(interaction).services.quiz
+        who = actor(interaction)
+        locale = await quiz.ui_locale(who)
+        if self.answer == "yes":
+            answers = await quiz.forget_me(who)
+            await update(interaction, content=text(locale, "privacy.done", answers=answers))
+        else:
+            await update(interaction, content=text(locale, "privacy.cancelled"))
+        return DONE
+
+
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     AnswerButton,
     SwitchButton,
     RunButton,
     ResetButton,
+    ForgetButton,
 )
 
 
@@ -287,4 +318,11 @@ def reset_view(locale: str, season: int) -> discord.ui.View:
     return _view(
         ResetButton("yes", season, text(locale, "reset.yes")),
         ResetButton("no", season, text(locale, "reset.no")),
+    )
+
+
+def privacy_view(locale: str) -> discord.ui.View:
+    return _view(
+        ForgetButton("yes", text(locale, "privacy.yes")),
+        ForgetButton("no", text(locale, "privacy.no")),
     )

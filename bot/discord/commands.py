@@ -169,6 +169,14 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     async def close(self, interaction: discord.Interaction) -> None:
         await _close(interaction, actor(interaction))
 
+    @app_commands.command(name="privacy", description=_("discord.cmd.privacy"))
+    async def privacy(self, interaction: discord.Interaction) -> None:
+        quiz = client_of(interaction).services.quiz
+        locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
+        await send(
+            interaction, content=text(locale, "privacy.confirm"), view=buttons.privacy_view(locale)
+        )
+
     @app_commands.command(name="help", description=_("discord.cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
         quiz = client_of(interaction).services.quiz

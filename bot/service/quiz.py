@@ -332,6 +332,11 @@ class Quiz(Runs):
             locale=await self.ui_locale(actor),
         )
 
+    async def forget_me(self, actor: Actor) -> int:
+        """Deletes everything kept about the caller in this server (`/quiz privacy`, after
+        its confirm); the number of answers deleted."""
+        return await self.store.forget_user(actor.server_id, actor.user_id)
+
     async def server(self, actor: Actor) -> ServerSettings:
         return await self.store.server(actor.server_id)
 

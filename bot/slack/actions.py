@@ -14,6 +14,8 @@ RUN = "quiz_run_{letter}"
 LOCALE = "quiz_locale"
 RESET_YES = "quiz_reset_yes"
 RESET_NO = "quiz_reset_no"
+FORGET_YES = "quiz_forget_yes"
+FORGET_NO = "quiz_forget_no"
 
 ANSWER_IDS = re.compile(r"^quiz_answer_[A-E]$")
 RUN_IDS = re.compile(r"^quiz_run_[A-E]$")

@@ -304,5 +304,7 @@ def _register(
     bolt.action(actions.RUN_IDS)(on_click(clicks.run_answer))
     bolt.action(actions.RESET_YES)(on_click(clicks.reset, admin=True))
     bolt.action(actions.RESET_NO)(on_click(clicks.cancel_reset))
+    bolt.action(actions.FORGET_YES)(on_click(clicks.forget))
+    bolt.action(actions.FORGET_NO)(on_click(clicks.keep))
     bolt.action(actions.ANY)(on_click(clicks.unknown))  # last: whatever no listener above took
     bolt.event("app_home_opened")(on_home)

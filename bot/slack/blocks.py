@@ -300,6 +300,19 @@ def reset_confirm(locale: str, season: int) -> Reply:
     )
 
 
+def privacy_confirm(locale: str) -> Reply:
+    """`/quiz privacy`: what is kept, and "Delete everything about me" / "Keep it"."""
+    question = text(locale, "privacy.confirm")
+    buttons = [
+        _button(text(locale, "privacy.yes"), actions.FORGET_YES, "forget", "danger"),
+        _button(text(locale, "privacy.no"), actions.FORGET_NO, "keep"),
+    ]
+    return Reply(
+        _fallback(question),
+        [_plain(question), ActionsBlock(block_id="quiz_privacy", elements=buttons)],
+    )
+
+
 def home_view(board: messages.BoardMessage, stats: messages.BoardMessage, locale: str) -> View:
     """The App Home tab: this week's leaderboard and the viewer's own stats."""
     blocks = [

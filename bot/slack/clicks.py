@@ -122,6 +122,16 @@ class Clicks:
         message = text(await self._quiz.ui_locale(click.actor), "reset.cancelled")
         return Said(blocks.text_reply(message), DONE, replace=True)
 
+    async def forget(self, click: Click) -> Said:
+        """The confirm of `/quiz privacy`: the clicker's data in this server, deleted."""
+        answers = await self._quiz.forget_me(click.actor)
+        message = text(await self._quiz.ui_locale(click.actor), "privacy.done", answers=answers)
+        return Said(blocks.text_reply(message), DONE, replace=True)
+
+    async def keep(self, click: Click) -> Said:
+        message = text(await self._quiz.ui_locale(click.actor), "privacy.cancelled")
+        return Said(blocks.text_reply(message), DONE, replace=True)
+
     async def unknown(self, click: Click) -> Any:
         """A button this bot does not know (an old version's, or a forged one)."""
         raise QuizError("stale_click")

@@ -98,6 +98,7 @@ class Commands:
             "schedule": schedule,
             "close": self._close,
             "reset": self._reset,
+            "privacy": self._privacy,
             "help": self._help,
         }
 
@@ -186,6 +187,9 @@ class Commands:
             raise QuizError("admin_only")
         season = (await self._quiz.server(req.actor)).season
         await private(req.respond, blocks.reset_confirm(await self._locale(req), season))
+
+    async def _privacy(self, req: Request, cmd: Command) -> None:
+        await private(req.respond, blocks.privacy_confirm(await self._locale(req)))
 
     async def _help(self, req: Request, cmd: Command) -> None:
         await self._say(req, messages.help_text(await self._locale(req)))

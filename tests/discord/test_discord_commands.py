@@ -72,6 +72,7 @@ async def test_login_then_sync_only_when_the_commands_change(
         "decks",
         "language",
         "close",
+        "privacy",
         "help",
     }
     assert {o["name"] for o in admin["options"]} == {"language", "close", "reset", "schedule"}

@@ -43,3 +43,21 @@ async def test_a_question_open_in_general_cannot_be_posted_and_closed_elsewhere(
     # A private run passes over the open question, so it shows no answer to it either.
     started = await bot.run("quiz", "start", by=ALICE, deck="basics")
     assert "Which collective sums gradients" not in started.embed["description"]
+
+
+async def test_privacy_deletes_what_is_kept_about_me_after_a_confirm(bot: DiscordBot) -> None:
+    post_id, posted = await bot.post(deck="basics", question="all-reduce", by=ADMIN)
+    right = await bot.right_label(post_id)
+    await bot.reply(await bot.click(posted.message_id or "", right, by=ALICE))
+    asked = await bot.run("quiz", "privacy", by=ALICE)
+    assert asked.ephemeral and "Delete all of it?" in asked.data["content"]
+    assert [b["label"] for b in asked.buttons] == ["Delete everything about me", "Keep it"]
+    assert [b["style"] for b in asked.buttons] == [4, 2]  # danger, secondary
+
+    done = await bot.reply(
+        await bot.click(asked.message_id or "", "Delete everything about me", by=ALICE)
+    )
+    assert done.data["content"].startswith("Answers deleted: 1. Your runs, points and settings")
+    assert await bot.app.store.answer_count(post_id) == 0
+    stats = await bot.run("quiz", "stats", by=ALICE)
+    assert "Answered: 0" in stats.embed["description"]

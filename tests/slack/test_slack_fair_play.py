@@ -51,3 +51,28 @@ async def test_a_question_open_in_general_cannot_be_posted_and_closed_elsewhere(
     started = await slack.tester.command(f"start {TEST_DECK}", user="UMEMBER")
     first = all_text((await slack.fake.reply(started.key))["blocks"])
     assert "capital of France" not in first
+
+
+async def test_privacy_deletes_what_is_kept_about_me_after_a_confirm(slack: Slack) -> None:
+    post_id = await slack.post(f"{TEST_DECK} capital", channel="C1", user="UADMIN")
+    await _click_right(slack, post_id, "UMEMBER")
+    await _click_right(slack, post_id, "UOTHER")
+    asked = await slack.tester.command("privacy", user="UMEMBER")
+    shown = await slack.fake.reply(asked.key)
+    assert "Delete all of it?" in all_text(shown["blocks"])
+    buttons = [e for b in shown["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [(b["action_id"], b.get("style")) for b in buttons] == [
+        ("quiz_forget_yes", "danger"),
+        ("quiz_forget_no", None),
+    ]
+
+    kept = await slack.tester.click("quiz_forget_no", "keep", user="UMEMBER")
+    assert all_text((await slack.fake.reply(kept.key))["blocks"]) == "Nothing was deleted."
+    assert await slack.app.store.answer_count(post_id) == 2
+
+    done = await slack.tester.click("quiz_forget_yes", "forget", user="UMEMBER")
+    said = all_text((await slack.fake.reply(done.key))["blocks"])
+    assert said.startswith("Answers deleted: 1. Your runs, points and settings")
+    assert await slack.app.store.answer_count(post_id) == 1
+    board = await _say(slack, "leaderboard all", user="UOTHER")
+    assert "1. <@UOTHER> · 1" in board and "UMEMBER" not in board
