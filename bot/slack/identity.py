@@ -47,12 +47,19 @@ def actor_of(context: AsyncBoltContext, *, is_admin: bool = False) -> Actor | No
     return Actor(server_id=server, user_id=user, is_admin=is_admin)
 
 
-def is_admin_profile(user: dict[str, Any]) -> bool:
-    """A users.info `user`: workspace admin or owner (or an org admin/owner on Grid)."""
-    if any(user.get(flag) is True for flag in _ADMIN_FLAGS):
-        return True
+def is_admin_profile(user: dict[str, Any], *, org_wide: bool = False) -> bool:
+    """A users.info `user`: an admin or owner of the Enterprise Grid org (`enterprise_user`)
+    is an admin everywhere; a workspace admin or owner only of a workspace's own server, not
+    of an org-wide install's (`org_wide`), whose leaderboard spans every workspace."""
     grid = user.get("enterprise_user")
-    return isinstance(grid, dict) and any(grid.get(f) is True for f in ("is_admin", "is_owner"))
+    if isinstance(grid, dict) and any(grid.get(f) is True for f in ("is_admin", "is_owner")):
+        return True
+    return not org_wide and any(user.get(flag) is True for flag in _ADMIN_FLAGS)
+
+
+def is_org_wide(server: str) -> bool:
+    """A server id of an org-wide install (`slack:E...`), not of one workspace."""
+    return server.removeprefix("slack:").startswith("E")
 
 
 class Admins:
@@ -85,7 +92,7 @@ class Admins:
             log.warning("users.info for %s failed: %s", user_id, error.response.get("error"))
             return False
         user = response.get("user")
-        admin = isinstance(user, dict) and is_admin_profile(user)
+        admin = isinstance(user, dict) and is_admin_profile(user, org_wide=is_org_wide(server))
         self._cache[key] = (now + self._ttl, admin)
         self._cache.move_to_end(key)
         while len(self._cache) > self._size:

@@ -50,6 +50,8 @@ class Workspace:
 class FakeSlack:
     tokens: dict[str, Workspace] = field(default_factory=lambda: {BOT_TOKEN: Workspace("T1")})
     admins: set[str] = field(default_factory=set)
+    org_admins: set[str] = field(default_factory=set)
+    """Enterprise Grid org admins: users.info says `enterprise_user.is_admin`."""
     owners: set[str] = field(default_factory=set)
     refuse_channels: set[str] = field(default_factory=set)
     """Channels the bot is not in: chat.postMessage and chat.update get `not_in_channel`."""
@@ -193,6 +195,11 @@ class FakeSlack:
                     "is_admin": user in self.admins,
                     "is_owner": user in self.owners,
                     "is_primary_owner": False,
+                    **(
+                        {"enterprise_user": {"id": user, "is_admin": True, "is_owner": False}}
+                        if user in self.org_admins
+                        else {}
+                    ),
                 },
             }
         return {"ok": False, "error": "unknown_method"}

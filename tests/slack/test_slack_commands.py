@@ -163,3 +163,17 @@ async def test_everyday_commands_ask_nobody_about_admins(slack: Slack) -> None:
     await _say(slack, "stats")
     await _say(slack, "language en")
     assert not slack.fake.api("users.info")
+
+
+async def test_on_an_org_wide_install_only_org_admins_are_admins(slack: Slack) -> None:
+    """Enterprise Grid: an org-wide install has one leaderboard for every workspace of the
+    org, so a workspace admin is not its admin; an org admin or owner is. Before, any
+    workspace admin could reset the whole org's season."""
+    slack.fake.admins.add("UWSADMIN")
+    slack.fake.org_admins.add("UORGADMIN")
+    org = {"team": "T7", "enterprise": "E1", "org_wide": True}
+    assert ADMIN_ONLY in await _say(slack, "reset", user="UWSADMIN", **org)
+    assert "Start a new leaderboard season?" in await _say(slack, "reset", user="UORGADMIN", **org)
+    # In a workspace's own server both are admins.
+    assert "Start a new leaderboard season?" in await _say(slack, "reset", user="UWSADMIN")
+    assert "Start a new leaderboard season?" in await _say(slack, "reset", user="UORGADMIN")

@@ -99,6 +99,8 @@ def test_admin_profiles() -> None:
     assert is_admin_profile({"enterprise_user": {"is_admin": True}})
     assert not is_admin_profile({"is_admin": False, "is_restricted": True})
     assert not is_admin_profile({"is_admin": "true"})
+    assert not is_admin_profile({"is_admin": True}, org_wide=True)  # one workspace's admin
+    assert is_admin_profile({"enterprise_user": {"is_owner": True}}, org_wide=True)
 
 
 def test_seen_events_are_bounded() -> None:
