@@ -197,6 +197,10 @@ class EnabledSchedule:
     schedule: Schedule
     last_date: date | None
     """The local date of the schedule's newest slot row (claimed in any status), if any."""
+    last_status: SlotStatus | None = None
+    """That row's status: CLAIMED for one whose post never finished (the bot stopped, or
+    the database dropped out, in between)."""
+    last_claimed_at: datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -259,6 +259,13 @@ class Slots(Protocol):
         for everyone else, whenever they try. Only the winner posts."""
         ...
 
+    async def reclaim_slot(
+        self, schedule_id: int, local_date: date, claimed_at: datetime, at: datetime
+    ) -> bool:
+        """Takes over a slot still CLAIMED since `claimed_at` (its post never finished):
+        True for the one caller whose compare-and-set on `claimed_at` lands."""
+        ...
+
     async def finish_slot(
         self,
         schedule_id: int,

@@ -10,8 +10,11 @@ Choices made here:
 
 - A slot found after the catch-up window (`catch_up_hours`, at least `GRACE`) is claimed as
   `skipped`, not posted: `schedule show` can say the day was missed.
-- A claim is at most once: an instance that dies between its claim and its post leaves the
-  date `claimed`, unposted, rather than risk a second post.
+- A claim that never finished (the instance died, or the database dropped out, between its
+  claim and its post) is taken over once it is `RECLAIM_AFTER` old, if the date is still in
+  the catch-up window: if that attempt's question did reach the channel (its post has a
+  message), the date is marked posted with it; otherwise it is posted now. A takeover is a
+  compare-and-set on the claim's time, so one instance takes it.
 - A failed post (`DeliveryError`, or anything else) marks the date `failed` with its reason
   and is not retried that date; the admin is told (best effort) and the loop goes on.
 """
@@ -21,7 +24,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 
 from bot.domain.actor import Actor
 from bot.domain.clock import Clock
@@ -41,6 +44,9 @@ TICK_SECONDS = 15.0
 """A slot posts within this (plus one tick's work) of its minute: the design's 30 s."""
 GRACE = timedelta(minutes=5)
 """The least catch-up window, so `catch_up_hours = 0` still posts from a slightly late tick."""
+RECLAIM_AFTER = timedelta(minutes=5)
+"""How old a claim must be, still unfinished, before another tick takes it over: far longer
+than a post can take (a Slack or Discord call gives up after 10 s, with a few retries)."""
 
 
 def platform_of(server_id: str) -> str:
@@ -125,7 +131,24 @@ class Scheduler:
         if schedule.updated_at is not None and slot.at < schedule.updated_at:
             return  # set after this slot's minute: it starts with the next one
         if item.last_date is not None and item.last_date >= slot.local_date:
-            return  # this date (or a later one) already has its row
+            if not self._stuck(item, slot.local_date, now):
+                return  # this date (or a later one) already has its row
+            if now - slot.at > self.catch_up:
+                return
+            assert item.last_claimed_at is not None
+            if await self.store.reclaim_slot(
+                schedule.id, slot.local_date, item.last_claimed_at, now
+            ):
+                log.warning(
+                    "scheduler: schedule %s, %s was claimed at %s and never posted; again now",
+                    schedule.id,
+                    slot.local_date,
+                    item.last_claimed_at.isoformat(),
+                )
+                delivery = self.deliveries.get(schedule.platform)
+                if delivery is not None and not await self._posted_after(item):
+                    await self._post(schedule, slot, delivery, now, report)
+            return
         delivery = self.deliveries.get(schedule.platform)
         if delivery is None:
             if schedule.id not in self._unserved:
@@ -146,6 +169,32 @@ class Scheduler:
             return
         if await self.store.claim_slot(schedule.id, slot.local_date, now):
             await self._post(schedule, slot, delivery, now, report)
+
+    @staticmethod
+    def _stuck(item: EnabledSchedule, local_date: date, now: datetime) -> bool:
+        return (
+            item.last_date == local_date
+            and item.last_status is SlotStatus.CLAIMED
+            and item.last_claimed_at is not None
+            and now - item.last_claimed_at > RECLAIM_AFTER
+        )
+
+    async def _posted_after(self, item: EnabledSchedule) -> bool:
+        """Whether the stuck attempt's question reached its channel (its post has a
+        message): then the date is marked posted with it. A post of that attempt that never
+        did is withdrawn, and the caller posts again."""
+        schedule, since = item.schedule, item.last_claimed_at
+        assert since is not None and item.last_date is not None
+        for post in await self.store.open_scheduled_posts(schedule.id):
+            if post.opened_at < since:
+                continue
+            if post.message_ref is not None:
+                await self.store.finish_slot(
+                    schedule.id, item.last_date, SlotStatus.POSTED, post_id=post.id
+                )
+                return True
+            await self.quiz.withdraw(post.id)
+        return False
 
     async def _post(
         self,

@@ -362,10 +362,26 @@ class MemoryStore(QuizStore):
 
     async def enabled_schedules(self) -> Sequence[EnabledSchedule]:
         return [
-            EnabledSchedule(s, max(self._slots.get(s.id, {}), default=None))
+            self._enabled(s)
             for s in sorted(self._schedules.values(), key=lambda s: s.id)
             if s.enabled
         ]
+
+    def _enabled(self, schedule: Schedule) -> EnabledSchedule:
+        slots = self._slots.get(schedule.id, {})
+        last = slots[max(slots)] if slots else None
+        if last is None:
+            return EnabledSchedule(schedule, None)
+        return EnabledSchedule(schedule, last.local_date, last.status, last.claimed_at)
+
+    async def reclaim_slot(
+        self, schedule_id: int, local_date: date, claimed_at: datetime, at: datetime
+    ) -> bool:
+        slot = self._slots.get(schedule_id, {}).get(local_date)
+        if slot is None or slot.status is not SlotStatus.CLAIMED or slot.claimed_at != claimed_at:
+            return False
+        self._slots[schedule_id][local_date] = replace(slot, claimed_at=_utc(at))
+        return True
 
     async def claim_slot(
         self,

@@ -90,13 +90,30 @@ class SqlSchedules(SqlAggregate, Schedules):
             .where(schedule_slots.c.schedule_id == schedules.c.id)
             .scalar_subquery()
         )
+        newest = schedule_slots.alias("newest")
+        status, claimed_at = (
+            select(column)
+            .where(newest.c.schedule_id == schedules.c.id, newest.c.local_date == last_date)
+            .scalar_subquery()
+            for column in (newest.c.status, newest.c.claimed_at)
+        )
         stmt = (
-            select(schedules, last_date.label("last_date"))
+            select(
+                schedules,
+                last_date.label("last_date"),
+                status.label("last_status"),
+                claimed_at.label("last_claimed_at"),
+            )
             .where(schedules.c.enabled)
             .order_by(schedules.c.id)
         )
         return [
-            EnabledSchedule(schedule_record(row), local_date(row.last_date))
+            EnabledSchedule(
+                schedule_record(row),
+                local_date(row.last_date),
+                None if row.last_status is None else SlotStatus(row.last_status),
+                row.last_claimed_at,
+            )
             for row in await self._all(stmt)
         ]
 
@@ -119,6 +136,22 @@ class SqlSlots(SqlAggregate, Slots):
             .on_conflict_do_nothing(
                 index_elements=[schedule_slots.c.schedule_id, schedule_slots.c.local_date]
             )
+            .returning(schedule_slots.c.schedule_id)
+        )
+        return await self._one(stmt, write=True) is not None
+
+    async def reclaim_slot(
+        self, schedule_id: int, local_date: date, claimed_at: datetime, at: datetime
+    ) -> bool:
+        stmt = (
+            update(schedule_slots)
+            .where(
+                schedule_slots.c.schedule_id == schedule_id,
+                schedule_slots.c.local_date == local_date,
+                schedule_slots.c.status == SlotStatus.CLAIMED.value,
+                schedule_slots.c.claimed_at == claimed_at,
+            )
+            .values(claimed_at=at)
             .returning(schedule_slots.c.schedule_id)
         )
         return await self._one(stmt, write=True) is not None

@@ -286,3 +286,52 @@ async def test_run_ticks_until_cancelled_and_posts_within_30_seconds(
     assert task.cancelled()
     [view] = w.delivery.posts
     assert timedelta(0) <= view.post.opened_at - NINE <= timedelta(seconds=30)
+
+
+async def test_a_claim_that_never_posted_is_taken_over_within_the_catch_up_window(
+    w: World, clock: ManualClock
+) -> None:
+    """Before, a date claimed just before a database blip (or a crash) stayed claimed and
+    unposted for good."""
+    schedule = await daily(w)
+    assert await w.store.claim_slot(schedule.id, WEDNESDAY, at(0, 3))  # then nothing
+    clock.set(at(0, 60))
+    await w.scheduler.tick()  # a minute later: the first attempt may still be under way
+    assert w.delivery.in_channel("C1") == []
+    clock.set(at(0, 6 * 60))
+    report = await w.scheduler.tick()
+    assert report.failed == [] and len(w.delivery.in_channel("C1")) == 1
+    (slot,) = await w.store.recent_slots(schedule.id, 10)
+    assert slot.status is SlotStatus.POSTED
+    assert slot.post_id == w.delivery.in_channel("C1")[0].post.id
+    clock.set(at(0, 20 * 60))
+    await w.scheduler.tick()
+    assert len(w.delivery.in_channel("C1")) == 1  # once
+
+
+async def test_a_taken_over_claim_whose_question_did_go_out_is_not_posted_again(
+    w: World, clock: ManualClock
+) -> None:
+    schedule = await daily(w)
+    clock.set(at(0, 3))
+    assert await w.store.claim_slot(schedule.id, WEDNESDAY, at(0, 3))
+    view = await w.quiz.post(admin(), "C1", "demo", None, schedule_id=schedule.id)
+    await w.quiz.set_message(view.post.id, "msg-sent")  # sent; then the blip: never finished
+    clock.set(at(0, 10 * 60))
+    await w.scheduler.tick()
+    assert w.delivery.in_channel("C1") == []  # nothing sent twice
+    (slot,) = await w.store.recent_slots(schedule.id, 10)
+    assert (slot.status, slot.post_id) == (SlotStatus.POSTED, view.post.id)
+
+
+async def test_a_stuck_claim_past_the_catch_up_window_is_left_alone(
+    store: QuizStore, clock: ManualClock
+) -> None:
+    w = world(store, clock, catch_up_hours=1)
+    schedule = await daily(w)
+    assert await w.store.claim_slot(schedule.id, WEDNESDAY, at(0, 3))
+    clock.set(at(0, 2 * 3600))
+    await w.scheduler.tick()
+    assert w.delivery.in_channel("C1") == []
+    (slot,) = await w.store.recent_slots(schedule.id, 10)
+    assert slot.status is SlotStatus.CLAIMED

@@ -234,3 +234,23 @@ async def test_a_0001_database_with_data_upgrades(db: Database) -> None:
     assert again.answer.points == 0  # met in a post before the upgrade
     s = await store.put_schedule(new())
     assert await store.claim_slot(s.id, DAY, T0)
+
+
+async def test_a_stuck_claim_is_taken_over_by_one_caller(store: QuizStore) -> None:
+    s = await store.put_schedule(new())
+    assert await store.claim_slot(s.id, DAY, T0)
+    (enabled,) = await store.enabled_schedules()
+    assert (enabled.last_date, enabled.last_status, enabled.last_claimed_at) == (
+        DAY,
+        SlotStatus.CLAIMED,
+        T0,
+    )
+    later = T0 + timedelta(minutes=10)
+    wrong = T0 + timedelta(seconds=1)
+    assert not await store.reclaim_slot(s.id, DAY, wrong, later)  # not the claim it saw
+    takers = await asyncio.gather(*(store.reclaim_slot(s.id, DAY, T0, later) for _ in range(3)))
+    assert sorted(takers) == [False, False, True]
+    (enabled,) = await store.enabled_schedules()
+    assert enabled.last_claimed_at == later
+    await store.finish_slot(s.id, DAY, SlotStatus.POSTED)
+    assert not await store.reclaim_slot(s.id, DAY, later, later + timedelta(minutes=10))
