@@ -47,6 +47,9 @@ class SlackConfig(_Section):
     api_url: str = "https://slack.com/api/"
     admins: list[str] = Field(default_factory=list)
     """User ids treated as admins in every workspace, besides workspace admins and owners."""
+    shared_seen: bool = False
+    """Keep handled event ids and request signatures in the database, not in memory: for
+    several processes behind one URL (a retry or replay may reach another process)."""
 
     @field_validator("api_url")
     @classmethod

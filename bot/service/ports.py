@@ -85,6 +85,12 @@ class Servers(Protocol):
         number of answers deleted."""
         ...
 
+    async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:
+        """Records `key` (a Slack event id or request signature) as seen until `expires_at`;
+        True for the one caller, in any process, that recorded it (or took over an expired
+        record), False for every other while it lasts."""
+        ...
+
     async def get_meta(self, key: str) -> str | None:
         """Process state kept across restarts (e.g. the hash of the last Discord command
         sync)."""

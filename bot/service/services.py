@@ -12,6 +12,7 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from bot.config import Config
@@ -70,6 +71,12 @@ class Services:
     async def healthy(self) -> None:
         """Returns when the database answered a trivial query; raises otherwise."""
         await self.store.get_meta("healthz")
+
+    async def first_seen(self, key: str, seconds: float) -> bool:
+        """True the first time `key` is seen by any process on this database, for `seconds`
+        (Slack's retries and replays, `[slack] shared_seen`)."""
+        now = self.quiz.clock.now()
+        return await self.store.first_seen(key, now, now + timedelta(seconds=seconds))
 
     async def get_meta(self, key: str) -> str | None:
         return await self.store.get_meta(key)

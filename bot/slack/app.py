@@ -296,7 +296,9 @@ def _register(
         except Exception:
             log.exception("App Home for %s failed", actor.user_id)
 
-    bolt.middleware(SeenEvents())
+    bolt.middleware(
+        SeenEvents(shared=services.first_seen if services.config.file.slack.shared_seen else None)
+    )
     bolt.middleware(MalformedActions(quiz, metrics, sessions))
     bolt.command(COMMAND)(on_command)
     bolt.action(actions.ANSWER_IDS)(on_click(clicks.answer))

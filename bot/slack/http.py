@@ -73,6 +73,8 @@ def signed(secret: bytes, body: bytes, timestamp: str, signature: str, now: floa
 def _events_handler(bot: SlackBot) -> Handler:
     secret = bot.signing_secret.encode()
     seen = SeenSignatures(window=MAX_AGE)
+    app = bot.app
+    shared = app.first_seen if app is not None and app.config.file.slack.shared_seen else None
 
     async def handle(request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
@@ -109,7 +111,9 @@ def _events_handler(bot: SlackBot) -> Handler:
         except Exception:
             log.warning("unparseable Slack request (signed)")
             return web.Response(status=400)
-        if not seen.first_time(signature, int(timestamp)):
+        if not seen.first_time(signature, int(timestamp)) or (
+            shared is not None and not await shared(f"signature:{signature}", 2 * MAX_AGE)
+        ):
             log.warning(
                 "a replayed Slack request was ignored (its signature was seen before)",
                 extra={"event": "replay"},

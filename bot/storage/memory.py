@@ -47,6 +47,7 @@ class MemoryStore(QuizStore):
         self._servers: dict[str, ServerSettings] = {}
         self._user_locales: dict[tuple[str, str], str | None] = {}
         self._meta: dict[str, str] = {}
+        self._seen: dict[str, datetime] = {}
         self._posts: dict[int, PostRecord] = {}
         self._answers = Answers()
         self._post_answers: defaultdict[int, dict[str, StoredAnswer]] = defaultdict(dict)
@@ -107,6 +108,13 @@ class MemoryStore(QuizStore):
             self._run_answers.pop(run_id, None)
             self._active_runs.pop((run.server_id, run.user_id, run.deck_id), None)
         return self._answers.forget(server_id, user_id)
+
+    async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:
+        until = self._seen.get(key)
+        if until is not None and until >= at:
+            return False
+        self._seen[key] = expires_at
+        return True
 
     async def get_meta(self, key: str) -> str | None:
         return self._meta.get(key)

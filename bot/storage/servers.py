@@ -17,14 +17,20 @@ from bot.storage.tables import (
     first_meetings,
     meta,
     runs,
+    seen_requests,
     servers,
     standings,
     user_settings,
 )
 from bot.storage.transactions import accumulate
 
+SWEEP_EVERY = 1000
+"""Every this many `first_seen` calls, expired rows are deleted in the same transaction."""
+
 
 class SqlServers(SqlAggregate, Servers):
+    _seen_calls = 0
+
     async def server(self, server_id: str) -> ServerSettings:
         return server_settings(server_id, await self._one(SERVER.params(server_id=server_id)))
 
@@ -90,6 +96,24 @@ class SqlServers(SqlAggregate, Servers):
             return int(answered)
 
         return await self._tx.write(forget)
+
+    async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:
+        stmt = self._insert(seen_requests).values(key=key, expires_at=expires_at)
+        stmt = stmt.on_conflict_do_update(
+            index_elements=[seen_requests.c.key],
+            set_={"expires_at": stmt.excluded.expires_at},
+            where=seen_requests.c.expires_at < at,
+        )
+        sweep = delete(seen_requests).where(seen_requests.c.expires_at < at)
+        self._seen_calls += 1
+        swept = self._seen_calls % SWEEP_EVERY == 0
+
+        def record(conn: Connection) -> bool:
+            if swept:
+                conn.execute(sweep)
+            return conn.execute(stmt.returning(seen_requests.c.key)).first() is not None
+
+        return await self._tx.write(record)
 
     async def get_meta(self, key: str) -> str | None:
         value: str | None = await self._scalar(select(meta.c.value).where(meta.c.key == key))

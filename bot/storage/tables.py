@@ -221,6 +221,16 @@ first_meetings = Table(
     Column("met_at", UtcDateTime, nullable=False),
 )
 
+seen_requests = Table(
+    "seen_requests",
+    metadata,
+    Column("key", String, primary_key=True),
+    Column("expires_at", UtcDateTime, nullable=False),
+)
+"""Slack event ids and request signatures already handled, shared by every process on the
+database (`[slack] shared_seen`): a retry or replay reaching another process is not handled
+twice. Expired rows are taken over, and swept now and then."""
+
 meta = Table(
     "meta",
     metadata,

@@ -114,6 +114,7 @@ def config_text(
     admins: Iterable[str] = (),
     mode: str = "http",
     discord_urls: tuple[str, str] | None = None,
+    slack_extra: str = "",
 ) -> str:
     """A config for Slack (HTTP or Socket Mode) against the fake at `api_url`, or, with
     `discord_urls` (REST, gateway), for Discord alone."""
@@ -148,6 +149,7 @@ host = "127.0.0.1"
 port = {port}
 api_url = {json.dumps(api_url)}
 admins = {json.dumps(list(admins))}
+{slack_extra}
 """
     )
 
@@ -586,13 +588,16 @@ async def make_live(tmp_path: Path, decks: Path) -> AsyncIterator[LiveFactory]:
         refresh_interval: float = 0.2,
         deck_folder: Path | None = None,
         fake: FaultySlack | None = None,
+        slack_extra: str = "",
     ) -> Live:
         fake = fake or FaultySlack()
         await fake.start()
         folder = tmp_path / f"live{next(counter)}"
         folder.mkdir()
         env = {"SLACK_SIGNING_SECRET": SECRET, "SLACK_BOT_TOKEN": BOT_TOKEN}
-        text = config_text(fake.api_url, deck_folder or decks, admins=admins)
+        text = config_text(
+            fake.api_url, deck_folder or decks, admins=admins, slack_extra=slack_extra
+        )
         config = parse_config(text, "test.toml", folder, env)
         app = await build_app(config, store=store)
         bot = build_slack(app, refresh_interval=refresh_interval)

@@ -773,3 +773,12 @@ async def test_forgetting_a_user_deletes_what_is_kept_about_them(store: QuizStor
     again = await click(store, shared, "ana", 0, True, at(9))  # a first meeting once more
     assert again.status is AnswerStatus.NEW and again.points == 1
     assert await store.totals("discord:1", 1, "ana") == Totals(1, 1, 1)  # another server's
+
+
+async def test_first_seen_is_true_once_until_it_expires(store: QuizStore) -> None:
+    until = at(5)
+    results = await asyncio.gather(*(store.first_seen("event:Ev1", at(0), until) for _ in range(4)))
+    assert sorted(results) == [False, False, False, True]
+    assert not await store.first_seen("event:Ev1", at(4), at(9))
+    assert await store.first_seen("event:Ev2", at(4), at(9))
+    assert await store.first_seen("event:Ev1", at(6), at(11))  # expired: seen anew
