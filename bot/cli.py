@@ -16,9 +16,13 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Config, ConfigError, SetupError, load_config
+
+if TYPE_CHECKING:
+    from bot.domain.health import Try
 
 log = logging.getLogger("quizbot")
 DRAIN_SECONDS = 10.0
@@ -73,6 +77,13 @@ def _parser() -> argparse.ArgumentParser:
         "--deck: file or folder (default: DECK.SUFFIX here; - for standard output)",
     )
     export.add_argument("--config", help="config file")
+
+    report = sub.add_parser("report", help="question health for deck authors")
+    report.add_argument("--deck", help="one deck (default: every deck)")
+    report.add_argument("--server", help='one server, e.g. "slack:T0123" (default: all)')
+    report.add_argument("--html", help="also write the report, with charts, to this file")
+    report.add_argument("--locale", help="the language of the questions in the HTML")
+    report.add_argument("--config", help="config file")
 
     forget = sub.add_parser(
         "forget", help="delete everything kept about one user in one server (privacy)"
@@ -183,6 +194,37 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
         print(f"{path}: {rows} rows")
     if not any(written.values()):
         print(f"no answers stored for server {server_id!r}", file=sys.stderr)
+    return 0
+
+
+async def _answer_log(config: Config, server: str | None, deck: str | None) -> list[Try]:
+    from bot.storage import open_store
+    from bot.storage.url import database_url
+
+    store = await open_store(database_url(config.database_url, config.base_dir))
+    try:
+        return list(await store.answer_log(server, deck))
+    finally:
+        await store.close()
+
+
+def _report(config: Config, args: argparse.Namespace) -> int:
+    from bot.decks.loading import load_decks
+    from bot.domain.health import health
+    from bot.presentation.health_report import html, table
+
+    decks = {d.id: d for d in load_decks(config.question_paths).decks}
+    if args.deck is not None and args.deck not in decks:
+        print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
+        return 1
+    chosen = [decks[args.deck]] if args.deck else sorted(decks.values(), key=lambda d: d.id)
+    log = asyncio.run(_answer_log(config, args.server, args.deck))
+    questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
+    rows = health(log, questions)
+    print(table(rows))
+    if args.html:
+        Path(args.html).write_text(html(rows, decks, args.locale), encoding="utf-8")
+        print(f"{args.html}: the report with a chart per question")
     return 0
 
 
@@ -302,6 +344,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_upgrade(config))
     if args.command == "import":
         return _import(config, args)
+    if args.command == "report":
+        return _report(config, args)
     if args.command == "forget":
         return asyncio.run(_forget(config, args.server, args.user))
     if args.command == "export" and args.deck is not None:

@@ -15,6 +15,7 @@ from datetime import date, datetime
 from typing import Protocol
 
 from bot.domain.errors import QuizError
+from bot.domain.health import Try
 from bot.domain.records import (
     EnabledSchedule,
     NewPost,
@@ -214,6 +215,11 @@ class Standings(Protocol):
     async def streak(self, server_id: str, user_id: str) -> int:
         """Consecutive scheduled posts of this server the user answered, newest first
         (`bot.domain.totals.streak_of`)."""
+        ...
+
+    async def answer_log(self, server_id: str | None, deck_id: str | None) -> Sequence[Try]:
+        """Every answer (posts and runs, every season), of one server and one deck or all,
+        for the question-health report."""
         ...
 
     async def player(self, server_id: str, user_id: str) -> Player:

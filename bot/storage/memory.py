@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 
+from bot.domain.health import Try
 from bot.domain.records import (
     AnswerStatus,
     EnabledSchedule,
@@ -115,6 +116,21 @@ class MemoryStore(QuizStore):
             return False
         self._seen[key] = expires_at
         return True
+
+    async def answer_log(self, server_id: str | None, deck_id: str | None) -> Sequence[Try]:
+        return [
+            Try(
+                f"{server}/{a.user_id}",
+                a.deck_id,
+                a.question_id,
+                a.choice,
+                a.correct,
+                a.answered_at,
+            )
+            for server, a in self._answers.every()
+            if (server_id is None or server == server_id)
+            and (deck_id is None or a.deck_id == deck_id)
+        ]
 
     async def get_meta(self, key: str) -> str | None:
         return self._meta.get(key)

@@ -46,6 +46,12 @@ class Answers:
         self._kept[(server_id, season)].append(answer)
         return answer
 
+    def every(self) -> Iterator[tuple[str, StoredAnswer]]:
+        """(server, answer) for every answer kept."""
+        for (server, _), kept in self._kept.items():
+            for answer in kept:
+                yield server, answer
+
     def forget(self, server_id: str, user_id: str) -> int:
         """Drops the user's answers in the server, every season; how many there were."""
         gone = 0

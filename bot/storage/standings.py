@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from sqlalchemy import ColumnElement, FromClause, Subquery, func, select
 from sqlalchemy.engine import Connection
 
+from bot.domain.health import Try
 from bot.domain.records import Player, Standing, StandingsQuery, Totals
 from bot.service.ports import Standings
 from bot.storage.aggregate import SqlAggregate
@@ -22,6 +23,34 @@ from bot.storage.tables import ALL_DECKS, SCORING, answers, score_counts, standi
 
 
 class SqlStandings(SqlAggregate, Standings):
+    async def answer_log(self, server_id: str | None, deck_id: str | None) -> Sequence[Try]:
+        stmt = select(
+            answers.c.user_id,
+            answers.c.deck_id,
+            answers.c.question_id,
+            answers.c.choice,
+            answers.c.correct,
+            answers.c.answered_at,
+        )
+        if server_id is not None:
+            stmt = stmt.where(answers.c.server_id == server_id)
+        if deck_id is not None:
+            stmt = stmt.where(answers.c.deck_id == deck_id)
+        # A person is the same person in every server of one platform only by accident of
+        # ids: the report keys people by server too.
+        stmt = stmt.add_columns(answers.c.server_id)
+        return [
+            Try(
+                f"{r.server_id}/{r.user_id}",
+                r.deck_id,
+                r.question_id,
+                r.choice,
+                r.correct,
+                r.answered_at,
+            )
+            for r in await self._all(stmt)
+        ]
+
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         if query.period is not None:
             top = (

@@ -782,3 +782,22 @@ async def test_first_seen_is_true_once_until_it_expires(store: QuizStore) -> Non
     assert not await store.first_seen("event:Ev1", at(4), at(9))
     assert await store.first_seen("event:Ev2", at(4), at(9))
     assert await store.first_seen("event:Ev1", at(6), at(11))  # expired: seen anew
+
+
+async def test_answer_log_has_every_answer_of_a_server_and_deck(store: QuizStore) -> None:
+    post = await new_post(store, question_id="q1")
+    await click(store, post, "ana", 2, False, at(1))
+    run = await store.start_run(SERVER, "bo", DECK, 1, at(2))
+    await store.record_run_answer(run, "q2", 0, True, at(3))
+    elsewhere = await new_post(store, server_id="discord:1", question_id="q1")
+    await click(store, elsewhere, "ana", 0, True, at(4))
+    other_deck = await new_post(store, deck_id="other", question_id="q1")
+    await click(store, other_deck, "cy", 0, True, at(5))
+
+    mine = sorted(await store.answer_log(SERVER, DECK), key=lambda t: t.at)
+    assert [(t.user_id, t.question_id, t.choice, t.correct, t.at) for t in mine] == [
+        (f"{SERVER}/ana", "q1", 2, False, at(1)),
+        (f"{SERVER}/bo", "q2", 0, True, at(3)),
+    ]
+    assert len(await store.answer_log(None, DECK)) == 3
+    assert len(await store.answer_log(None, None)) == 4

@@ -1,0 +1,142 @@
+"""Question health for deck authors: which questions teach and which fail to.
+
+Each person's first try at a question is what counts (later tries are practice, and a run
+replayed can be right by memory). Per question: how many answered, the share right, how
+often each wrong choice was picked, and a discrimination index: the share right among the
+top 27% of players (by their accuracy over every question in the report) minus the share
+among the bottom 27% (Kelley's groups). A question that strong players miss more often than
+weak ones (negative) usually has a wrong key or a misleading choice.
+
+The flags follow what quiz makers aim for (Water Cooler Trivia aims at about 70% right and
+treats 0% or 100% as failed): too easy, too hard, a wrong choice nobody picks (it does not
+distract, so the question is easier than it looks), negative discrimination.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+
+TOO_EASY = 0.95
+TOO_HARD = 0.20
+GROUP = 0.27
+"""Kelley's top and bottom groups: 27% of the players each."""
+ENOUGH = 10
+"""Wrong first tries a question needs before a wrong choice nobody picked is flagged, and
+first tries in each of the top and bottom groups before its discrimination is: with fewer,
+an empty choice, or a sign, says little."""
+NEGATIVE = -0.05
+"""Discrimination below this is flagged: a hair under zero is noise on an easy question."""
+
+
+class Flag(Enum):
+    TOO_EASY = "too easy"
+    TOO_HARD = "too hard"
+    DEAD_CHOICE = "a wrong choice nobody picks"
+    NEGATIVE = "negative discrimination"
+
+
+@dataclass(frozen=True)
+class Try:
+    """One stored answer, as the report reads it."""
+
+    user_id: str
+    deck_id: str
+    question_id: str
+    choice: int
+    correct: bool
+    at: datetime
+
+
+@dataclass(frozen=True)
+class QuestionHealth:
+    deck_id: str
+    question_id: str
+    answered: int
+    """People who tried it (their first try counts)."""
+    right: float
+    """The share of first tries that were right, 0 to 1."""
+    picks: dict[int, int]
+    """First tries per choice (index as written in the deck)."""
+    discrimination: float | None
+    """Top group's share right minus the bottom group's; None when either group has no one
+    who tried this question."""
+    flags: tuple[Flag, ...] = field(default=())
+
+
+def first_tries(answers: Iterable[Try]) -> list[Try]:
+    """Each person's earliest answer to each question."""
+    first: dict[tuple[str, str, str], Try] = {}
+    for a in sorted(answers, key=lambda a: a.at):
+        first.setdefault((a.user_id, a.deck_id, a.question_id), a)
+    return list(first.values())
+
+
+def health(
+    answers: Iterable[Try], questions: dict[tuple[str, str], tuple[int, int]]
+) -> list[QuestionHealth]:
+    """Per question of `questions` ((deck, question) -> (how many choices, the right one's
+    index)), in that order, from every answer."""
+    tries = first_tries(answers)
+    top, bottom = _groups(tries)
+    by_question: defaultdict[tuple[str, str], list[Try]] = defaultdict(list)
+    for t in tries:
+        by_question[(t.deck_id, t.question_id)].append(t)
+    report = []
+    for key, (count, answer) in questions.items():
+        mine = by_question.get(key, [])
+        report.append(_one(key, count, answer, mine, top, bottom))
+    return report
+
+
+def _groups(tries: Sequence[Try]) -> tuple[set[str], set[str]]:
+    """The top and bottom 27% of players by accuracy over every first try (ties broken by
+    user id, so the groups do not depend on the order answers were read)."""
+    right: defaultdict[str, list[bool]] = defaultdict(list)
+    for t in tries:
+        right[t.user_id].append(t.correct)
+    ranked = sorted(right, key=lambda u: (sum(right[u]) / len(right[u]), u))
+    size = max(1, round(len(ranked) * GROUP)) if len(ranked) >= 2 else 0
+    return set(ranked[len(ranked) - size :]) if size else set(), set(ranked[:size])
+
+
+def _share(tries: Sequence[Try]) -> float | None:
+    return sum(t.correct for t in tries) / len(tries) if tries else None
+
+
+def _one(
+    key: tuple[str, str],
+    count: int,
+    answer: int,
+    mine: list[Try],
+    top: set[str],
+    bottom: set[str],
+) -> QuestionHealth:
+    picks = {index: 0 for index in range(count)}
+    for t in mine:
+        picks[t.choice] = picks.get(t.choice, 0) + 1
+    right = _share(mine) or 0.0
+    high = _share([t for t in mine if t.user_id in top])
+    low = _share([t for t in mine if t.user_id in bottom])
+    discrimination = None if high is None or low is None else high - low
+    flags: list[Flag] = []
+    if mine and right >= TOO_EASY:
+        flags.append(Flag.TOO_EASY)
+    if mine and right <= TOO_HARD:
+        flags.append(Flag.TOO_HARD)
+    if sum(1 for t in mine if not t.correct) >= ENOUGH and any(
+        picks[i] == 0 for i in range(count) if i != answer
+    ):
+        flags.append(Flag.DEAD_CHOICE)
+    in_top = sum(1 for t in mine if t.user_id in top)
+    in_bottom = sum(1 for t in mine if t.user_id in bottom)
+    if (
+        discrimination is not None
+        and discrimination < NEGATIVE
+        and min(in_top, in_bottom) >= ENOUGH
+    ):
+        flags.append(Flag.NEGATIVE)
+    return QuestionHealth(key[0], key[1], len(mine), right, picks, discrimination, tuple(flags))

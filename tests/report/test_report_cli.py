@@ -1,0 +1,65 @@
+"""`quizbot report --html` on a database of a few hundred simulated players (written through
+the store, as runs): the planted questions show their flags in the terminal and in the page."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+from bot.storage import open_store
+from tests.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers, deck_yaml
+
+SERVER = "slack:TSIM"
+
+
+async def _simulate(url: str) -> int:
+    store = await open_store(url)
+    try:
+        runs = {}
+        count = 0
+        for user, question, choice, when in answers():
+            if user not in runs:
+                runs[user] = await store.start_run(SERVER, user, DECK, 1, when)
+            await store.record_run_answer(runs[user], question, choice, choice == 0, when)
+            count += 1
+        return count
+    finally:
+        await store.close()
+
+
+def test_report_flags_the_planted_questions(tmp_path: Path) -> None:
+    (tmp_path / "decks").mkdir()
+    (tmp_path / "decks" / f"{DECK}.yaml").write_text(deck_yaml(), encoding="utf-8")
+    database = tmp_path / "sim.db"
+    (tmp_path / "config.toml").write_text(
+        f'[database]\nurl = "sqlite:///{database}"\n[questions]\npaths = ["decks"]\n',
+        encoding="utf-8",
+    )
+    stored = asyncio.run(_simulate(f"sqlite:///{database}"))
+    assert stored == 300 * len(QUESTIONS)
+
+    command = ["report", "--deck", DECK, "--html", "health.html", "--config", "config.toml"]
+    proc = subprocess.run(
+        [sys.executable, "-m", "bot", *command],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 0, proc.stderr
+    print("\n" + proc.stdout)
+    lines = {line.split()[0]: line for line in proc.stdout.splitlines() if line.startswith(DECK)}
+    for question, flag in PLANTED.items():
+        assert lines[f"{DECK}/{question}"].endswith(flag), lines[f"{DECK}/{question}"]
+        assert " 300 " in lines[f"{DECK}/{question}"]
+    for question in ORDINARY:
+        assert not any(flag in lines[f"{DECK}/{question}"] for flag in PLANTED.values())
+    assert f"{len(QUESTIONS)} questions, {len(PLANTED)} flagged" in proc.stdout
+
+    page = (tmp_path / "health.html").read_text(encoding="utf-8")
+    assert page.startswith("<!doctype html>") and page.count("<svg") == len(QUESTIONS)
+    for flag in PLANTED.values():
+        assert f'<span class="flag">{flag}</span>' in page
+    assert "The question called backwards?" in page
