@@ -81,7 +81,8 @@ def _events_handler(bot: SlackBot) -> Handler:
         if (request.content_length or 0) > BODY_LIMIT:
             return web.Response(status=413)
         try:
-            raw = await asyncio.wait_for(request.read(), BODY_SECONDS)
+            async with asyncio.timeout(BODY_SECONDS):  # no task of its own, as wait_for makes
+                raw = await request.read()
         except TimeoutError:
             log.info("refused a Slack request whose body did not arrive in time")
             return web.Response(status=408)
