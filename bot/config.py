@@ -88,7 +88,7 @@ class OpsConfig(_Section):
 
     enabled: bool = True
     host: str = "127.0.0.1"
-    port: int = Field(default=9464, ge=0, le=65535)
+    port: int = Field(default=9100, ge=0, le=65535)
     """0: any free port (tests)."""
 
 
