@@ -15,7 +15,15 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-SECRET_KEYS = ("token", "secret", "signing_secret", "app_token", "bot_token", "client_secret")
+SECRET_KEYS = (
+    "token",
+    "secret",
+    "signing_secret",
+    "app_token",
+    "bot_token",
+    "client_secret",
+    "token_key",
+)
 
 
 class ConfigError(Exception):
@@ -109,6 +117,8 @@ class Secrets:
     slack_client_id: str | None = None
     slack_client_secret: str | None = None
     discord_token: str | None = None
+    token_key: str | None = None
+    """QUIZBOT_TOKEN_KEY: Fernet keys, newest first, sealing Slack OAuth tokens at rest."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Secrets:
@@ -123,6 +133,7 @@ class Secrets:
             slack_client_id=get("SLACK_CLIENT_ID"),
             slack_client_secret=get("SLACK_CLIENT_SECRET"),
             discord_token=get("DISCORD_TOKEN"),
+            token_key=get("QUIZBOT_TOKEN_KEY"),
         )
 
     def __repr__(self) -> str:

@@ -28,6 +28,7 @@ def test_compose_passes_every_secret_from_the_environment() -> None:
         "SLACK_APP_TOKEN",
         "SLACK_CLIENT_ID",
         "SLACK_CLIENT_SECRET",
+        "QUIZBOT_TOKEN_KEY",
         "DISCORD_TOKEN",
     }
     assert set(env) == expected

@@ -115,7 +115,9 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
         if app.installations is None:
             raise SlackSetupError("OAuth distribution needs the project's database")
         engine = app.installations()
-        distribution = oauth(secrets.slack_client_id, secrets.slack_client_secret, engine)
+        distribution = oauth(
+            secrets.slack_client_id, secrets.slack_client_secret, engine, secrets.token_key
+        )
     elif not secrets.slack_bot_token:
         raise SlackSetupError(
             "Slack needs SLACK_BOT_TOKEN (one workspace), or SLACK_CLIENT_ID and "

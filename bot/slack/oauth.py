@@ -2,6 +2,7 @@
 
 slack_sdk's async SQLAlchemy stores keep their own tables (`slack_installations`,
 `slack_bots`, `slack_oauth_states`) beside the quiz's; `prepare` creates them if missing.
+Tokens in them are sealed with QUIZBOT_TOKEN_KEY (`bot.slack.sealing`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from dataclasses import dataclass
 
 from slack_bolt.authorization.async_authorize import AsyncInstallationStoreAuthorize
 from slack_bolt.oauth.async_oauth_settings import AsyncOAuthSettings
-from slack_sdk.oauth.installation_store.sqlalchemy import AsyncSQLAlchemyInstallationStore
 from slack_sdk.oauth.state_store.sqlalchemy import AsyncSQLAlchemyOAuthStateStore
 from sqlalchemy import desc, select
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from bot.slack.sealing import SealedInstallationStore, Unreadable
+from bot.slack.setup import token_sealer
 
 SCOPES = ("commands", "chat:write", "chat:write.public", "users:read")
 """Bot scopes; slack-manifest.yaml asks for the same."""
@@ -27,13 +30,17 @@ class OAuth:
     authorize: AsyncInstallationStoreAuthorize
     """Bolt's installation lookup, with its auth.test answer kept per token: without the
     cache every click would wait for an auth.test call before it could be acked."""
-    installations: AsyncSQLAlchemyInstallationStore
+    installations: SealedInstallationStore
     states: AsyncSQLAlchemyOAuthStateStore
     engine: AsyncEngine
 
     async def prepare(self) -> None:
+        """Creates the tables if missing, then seals any token stored plain or with an older
+        key (so the old key of a rotation can be dropped once this has run)."""
         await self.installations.create_tables()  # type: ignore[no-untyped-call]
         await self.states.create_tables()  # type: ignore[no-untyped-call]
+        await self.installations.widen()
+        await self.installations.reseal()
 
     async def close(self) -> None:
         await self.engine.dispose()
@@ -59,12 +66,18 @@ class OAuth:
         )
         async with self.engine.connect() as conn:
             token: str | None = await conn.scalar(query)
-        return token
+        try:
+            return self.installations.sealer.unseal(token)
+        except Unreadable:
+            enterprise = ident if ident.startswith("E") else None
+            self.installations.report(enterprise, None if enterprise else ident)
+            return None
 
 
-def oauth(client_id: str, client_secret: str, engine: AsyncEngine) -> OAuth:
-    """Bolt's OAuth settings (/slack/install, /slack/oauth_redirect) on the given engine."""
-    installations = AsyncSQLAlchemyInstallationStore(client_id=client_id, engine=engine)
+def oauth(client_id: str, client_secret: str, engine: AsyncEngine, token_key: str | None) -> OAuth:
+    """Bolt's OAuth settings (/slack/install, /slack/oauth_redirect) on the given engine,
+    tokens sealed with `token_key` (QUIZBOT_TOKEN_KEY; SlackSetupError if missing or bad)."""
+    installations = SealedInstallationStore(client_id, engine, token_sealer(token_key))
     states = AsyncSQLAlchemyOAuthStateStore(expiration_seconds=STATE_SECONDS, engine=engine)
     settings = AsyncOAuthSettings(
         client_id=client_id,

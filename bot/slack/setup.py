@@ -10,6 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.config import Config, SetupError
+from bot.slack.sealing import ENV, MAKE_KEY, BadKey, Sealer
 
 _BOT_TOKEN_HINT = (
     "copy the Bot User OAuth Token (xoxb-...) from OAuth & Permissions again "
@@ -44,6 +45,11 @@ def missing_secrets(config: Config) -> list[str]:
             "SLACK_BOT_TOKEN (one workspace; or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET "
             "for OAuth distribution)"
         )
+    if (oauth_id or oauth_secret) and not secrets.token_key:
+        missing.append(
+            "QUIZBOT_TOKEN_KEY (OAuth distribution stores workspace tokens encrypted with it; "
+            f"make one with: {MAKE_KEY})"
+        )
     if mode == "socket" and not secrets.slack_app_token:
         missing.append(
             "SLACK_APP_TOKEN ([slack] mode is socket: an app-level xapp- token with "
@@ -55,10 +61,27 @@ def missing_secrets(config: Config) -> list[str]:
 
 
 def check_setup(config: Config) -> None:
-    """Raises SlackSetupError naming every secret that is missing, at once."""
+    """Raises SlackSetupError naming every secret that is missing, at once, or a
+    QUIZBOT_TOKEN_KEY that is not a list of Fernet keys."""
     missing = missing_secrets(config)
     if missing:
         raise SlackSetupError("Slack needs, in the environment: " + "; ".join(missing))
+    if config.secrets.slack_client_id:
+        token_sealer(config.secrets.token_key)
+
+
+def token_sealer(token_key: str | None) -> Sealer:
+    """The sealer of OAuth tokens for QUIZBOT_TOKEN_KEY; SlackSetupError if it is unset or
+    malformed (the message never holds a key)."""
+    if token_key is None:
+        raise SlackSetupError(
+            f"{ENV} is not set: OAuth distribution stores workspace tokens encrypted with it; "
+            f"make a key with: {MAKE_KEY}"
+        )
+    try:
+        return Sealer(token_key)
+    except BadKey as error:
+        raise SlackSetupError(str(error)) from None
 
 
 async def verify_credentials(client: AsyncWebClient, config: Config, *, oauth: bool) -> None:

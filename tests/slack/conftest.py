@@ -32,6 +32,9 @@ from tests.slack.harness import SIGNING_SECRET, SlackTester
 QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
 TEST_DECK = "basics"  # sorts first: the UI default is its first locale, en
 SEED_DECK = "model-pipeline-parallelism"
+TOKEN_KEY = "cXVpemJvdC10ZXN0cy10b2tlbi1rZXktMzItYnl0ZXM="
+"""QUIZBOT_TOKEN_KEY of OAuth distribution in tests: fixed, as this module may be imported
+twice (as pytest's conftest and as tests.slack.conftest)."""
 
 
 def _q(qid: str, position: int, en: str, bn: str, choices: list[Choice], answer: int) -> Question:
@@ -200,6 +203,7 @@ async def make_slack(tmp_path: Path) -> AsyncIterator[SlackFactory]:
         refresh_interval: float = 0.3,
         port: int = 3000,
         clock: Clock | None = None,
+        token_key: str = TOKEN_KEY,
     ) -> Slack:
         fake = FakeSlack()
         await fake.start()
@@ -207,7 +211,11 @@ async def make_slack(tmp_path: Path) -> AsyncIterator[SlackFactory]:
         folder.mkdir()
         env = {"SLACK_SIGNING_SECRET": SIGNING_SECRET, "SLACK_APP_TOKEN": APP_TOKEN}
         if oauth:
-            env |= {"SLACK_CLIENT_ID": "111.222", "SLACK_CLIENT_SECRET": "client-secret"}
+            env |= {
+                "SLACK_CLIENT_ID": "111.222",
+                "SLACK_CLIENT_SECRET": "client-secret",
+                "QUIZBOT_TOKEN_KEY": token_key,
+            }
         else:
             env["SLACK_BOT_TOKEN"] = BOT_TOKEN
         config = parse_config(

@@ -142,7 +142,12 @@ def test_setup_names_every_missing_secret_at_once(
         ("socket", {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}),
         (
             "http",
-            {"SLACK_CLIENT_ID": "1.2", "SLACK_CLIENT_SECRET": "s", "SLACK_SIGNING_SECRET": "x"},
+            {
+                "SLACK_CLIENT_ID": "1.2",
+                "SLACK_CLIENT_SECRET": "s",
+                "SLACK_SIGNING_SECRET": "x",
+                "QUIZBOT_TOKEN_KEY": "cXVpemJvdC10ZXN0cy10b2tlbi1rZXktMzItYnl0ZXM=",
+            },
         ),
     ],
 )
