@@ -44,7 +44,8 @@ RUN = re.compile(
 RESET = re.compile(r"quiz:reset:(?P<answer>yes|no)(?::(?P<season>[0-9]{1,9}))?")
 """The season the confirm was shown for rides along; a button from before it did reads as
 season 0, which never runs, so it is refused as stale."""
-FORGET = re.compile(r"quiz:forget:(?P<answer>yes|no)")
+FORGET = re.compile(r"quiz:forget:(?P<answer>yes|no|hide|show)")
+"""The buttons of /quiz privacy: delete everything (yes), keep it (no), hide or show me."""
 TEMPLATES = (ANSWER, SWITCH, RUN, RESET, FORGET)
 
 
@@ -236,6 +237,10 @@ class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
         if self.answer == "yes":
             answers = await quiz.forget_me(who)
             await update(interaction, content=text(locale, "privacy.done", answers=answers))
+        elif self.answer in ("hide", "show"):
+            await quiz.set_hidden(who, self.answer == "hide")
+            key = "privacy.hidden" if self.answer == "hide" else "privacy.shown"
+            await update(interaction, content=text(locale, key))
         else:
             await update(interaction, content=text(locale, "privacy.cancelled"))
         return DONE
@@ -321,8 +326,10 @@ def reset_view(locale: str, season: int) -> discord.ui.View:
     )
 
 
-def privacy_view(locale: str) -> discord.ui.View:
+def privacy_view(locale: str, hidden: bool) -> discord.ui.View:
+    toggle = "show" if hidden else "hide"
     return _view(
         ForgetButton("yes", text(locale, "privacy.yes")),
+        ForgetButton(toggle, text(locale, f"privacy.{toggle}")),
         ForgetButton("no", text(locale, "privacy.no")),
     )

@@ -172,9 +172,13 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     @app_commands.command(name="privacy", description=_("discord.cmd.privacy"))
     async def privacy(self, interaction: discord.Interaction) -> None:
         quiz = client_of(interaction).services.quiz
-        locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
+        who = actor(interaction)
+        locale = await in_time(interaction, quiz.ui_locale(who))
+        hidden = await in_time(interaction, quiz.is_hidden(who))
         await send(
-            interaction, content=text(locale, "privacy.confirm"), view=buttons.privacy_view(locale)
+            interaction,
+            content=text(locale, "privacy.confirm"),
+            view=buttons.privacy_view(locale, hidden),
         )
 
     @app_commands.command(name="help", description=_("discord.cmd.help"))

@@ -87,6 +87,8 @@ class Leaderboard:
     locale: str
     since: datetime | None
     until: datetime | None
+    hidden: frozenset[str] = frozenset()
+    """Users in `rows` who hide from others on leaderboards (never the caller)."""
 
     @property
     def me_in_top(self) -> bool:

@@ -257,8 +257,15 @@ def leaderboard_message(
     if board.deck_id and board.deck_id in decks:
         deck_title = pick(decks[board.deck_id].title, loc)
         title = f"{title} · {text(loc, 'leaderboard.deck', deck=deck_title)}"
+    hidden = text(loc, "leaderboard.hidden")
     lines = [
-        text(loc, "leaderboard.row", rank=r.rank, user=mention(r.user_id), points=r.points)
+        text(
+            loc,
+            "leaderboard.row",
+            rank=r.rank,
+            user=hidden if r.user_id in board.hidden else mention(r.user_id),
+            points=r.points,
+        )
         for r in board.rows
     ]
     if not lines:

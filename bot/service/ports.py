@@ -79,6 +79,14 @@ class Servers(Protocol):
 
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None: ...
 
+    async def set_hidden(self, server_id: str, user_id: str, hidden: bool) -> None:
+        """Hides the user from others on the server's leaderboards (or shows them again)."""
+        ...
+
+    async def hidden_among(self, server_id: str, user_ids: Sequence[str]) -> set[str]:
+        """Those of `user_ids` who hide from the server's leaderboards."""
+        ...
+
     async def forget_user(self, server_id: str, user_id: str) -> int:
         """Deletes everything kept about the user in the server, in every season: answers,
         runs, points (leaderboards and the counts that rank them), first meetings and

@@ -307,6 +307,8 @@ class Quiz(Runs):
         me = next((r for r in rows if r.user_id == actor.user_id), None)
         if me is None:
             me = await self.store.standing_of(query, actor.user_id)
+        others = [r.user_id for r in rows if r.user_id != actor.user_id]
+        hidden = await self.store.hidden_among(actor.server_id, others)
         return Leaderboard(
             period=period,
             deck_id=deck_id or None,
@@ -316,10 +318,13 @@ class Quiz(Runs):
             locale=await self.ui_locale(actor),
             since=since,
             until=until,
+            hidden=frozenset(hidden),
         )
 
     async def stats(self, actor: Actor, user_id: str | None = None) -> Stats:
         who = user_id or actor.user_id
+        if who != actor.user_id and await self.store.hidden_among(actor.server_id, [who]):
+            raise QuizError("user_hidden")
         server = await self.store.server(actor.server_id)
         totals = await self.store.totals(actor.server_id, server.season, who)
         all_time = StandingsQuery(actor.server_id, server.season, period=ALL_TIME)
@@ -331,6 +336,14 @@ class Quiz(Runs):
             rank=standing.rank if standing else None,
             locale=await self.ui_locale(actor),
         )
+
+    async def is_hidden(self, actor: Actor) -> bool:
+        return bool(await self.store.hidden_among(actor.server_id, [actor.user_id]))
+
+    async def set_hidden(self, actor: Actor, hidden: bool) -> None:
+        """Hides the caller from others on this server's leaderboards (`/quiz privacy`): they
+        keep their points and rank, and others see "a hidden player" in their place."""
+        await self.store.set_hidden(actor.server_id, actor.user_id, hidden)
 
     async def forget_me(self, actor: Actor) -> int:
         """Deletes everything kept about the caller in this server (`/quiz privacy`, after

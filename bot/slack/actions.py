@@ -16,6 +16,8 @@ RESET_YES = "quiz_reset_yes"
 RESET_NO = "quiz_reset_no"
 FORGET_YES = "quiz_forget_yes"
 FORGET_NO = "quiz_forget_no"
+HIDE = "quiz_privacy_hide"
+SHOW = "quiz_privacy_show"
 
 ANSWER_IDS = re.compile(r"^quiz_answer_[A-E]$")
 RUN_IDS = re.compile(r"^quiz_run_[A-E]$")

@@ -310,5 +310,7 @@ def _register(
     bolt.action(actions.RESET_NO)(on_click(clicks.cancel_reset))
     bolt.action(actions.FORGET_YES)(on_click(clicks.forget))
     bolt.action(actions.FORGET_NO)(on_click(clicks.keep))
+    bolt.action(actions.HIDE)(on_click(clicks.hide))
+    bolt.action(actions.SHOW)(on_click(clicks.show))
     bolt.action(actions.ANY)(on_click(clicks.unknown))  # last: whatever no listener above took
     bolt.event("app_home_opened")(on_home)

@@ -300,11 +300,18 @@ def reset_confirm(locale: str, season: int) -> Reply:
     )
 
 
-def privacy_confirm(locale: str) -> Reply:
-    """`/quiz privacy`: what is kept, and "Delete everything about me" / "Keep it"."""
+def privacy_confirm(locale: str, hidden: bool) -> Reply:
+    """`/quiz privacy`: what is kept; "Delete everything about me", "Hide me on leaderboards"
+    (or "Show me" when hidden) and "Keep it"."""
     question = text(locale, "privacy.confirm")
+    toggle = (
+        _button(text(locale, "privacy.show"), actions.SHOW, "show")
+        if hidden
+        else _button(text(locale, "privacy.hide"), actions.HIDE, "hide")
+    )
     buttons = [
         _button(text(locale, "privacy.yes"), actions.FORGET_YES, "forget", "danger"),
+        toggle,
         _button(text(locale, "privacy.no"), actions.FORGET_NO, "keep"),
     ]
     return Reply(

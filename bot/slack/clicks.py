@@ -128,6 +128,19 @@ class Clicks:
         message = text(await self._quiz.ui_locale(click.actor), "privacy.done", answers=answers)
         return Said(blocks.text_reply(message), DONE, replace=True)
 
+    async def hide(self, click: Click) -> Said:
+        return await self._hidden(click, True)
+
+    async def show(self, click: Click) -> Said:
+        return await self._hidden(click, False)
+
+    async def _hidden(self, click: Click, hidden: bool) -> Said:
+        """The hide (or show) button of `/quiz privacy`."""
+        await self._quiz.set_hidden(click.actor, hidden)
+        locale = await self._quiz.ui_locale(click.actor)
+        message = text(locale, "privacy.hidden" if hidden else "privacy.shown")
+        return Said(blocks.text_reply(message), DONE, replace=True)
+
     async def keep(self, click: Click) -> Said:
         message = text(await self._quiz.ui_locale(click.actor), "privacy.cancelled")
         return Said(blocks.text_reply(message), DONE, replace=True)

@@ -189,7 +189,8 @@ class Commands:
         await private(req.respond, blocks.reset_confirm(await self._locale(req), season))
 
     async def _privacy(self, req: Request, cmd: Command) -> None:
-        await private(req.respond, blocks.privacy_confirm(await self._locale(req)))
+        hidden = await self._quiz.is_hidden(req.actor)
+        await private(req.respond, blocks.privacy_confirm(await self._locale(req), hidden))
 
     async def _help(self, req: Request, cmd: Command) -> None:
         await self._say(req, messages.help_text(await self._locale(req)))

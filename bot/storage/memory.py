@@ -46,6 +46,7 @@ class MemoryStore(MemorySchedules, QuizStore):
         self._user_locales: dict[tuple[str, str], str | None] = {}
         self._meta: dict[str, str] = {}
         self._seen: dict[str, datetime] = {}
+        self._hidden: set[tuple[str, str]] = set()
         self._posts: dict[int, PostRecord] = {}
         self._answers = Answers()
         self._post_answers: defaultdict[int, dict[str, StoredAnswer]] = defaultdict(dict)
@@ -91,7 +92,17 @@ class MemoryStore(MemorySchedules, QuizStore):
     async def set_user_locale(self, server_id: str, user_id: str, locale: str | None) -> None:
         self._user_locales[(server_id, user_id)] = locale
 
+    async def set_hidden(self, server_id: str, user_id: str, hidden: bool) -> None:
+        if hidden:
+            self._hidden.add((server_id, user_id))
+        else:
+            self._hidden.discard((server_id, user_id))
+
+    async def hidden_among(self, server_id: str, user_ids: Sequence[str]) -> set[str]:
+        return {u for u in user_ids if (server_id, u) in self._hidden}
+
     async def forget_user(self, server_id: str, user_id: str) -> int:
+        self._hidden.discard((server_id, user_id))
         self._user_locales.pop((server_id, user_id), None)
         self._met = {m for m in self._met if (m[0], m[2]) != (server_id, user_id)}
         for post_id, post in self._posts.items():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy import ColumnElement, Table, and_, delete, select, update
@@ -72,6 +73,23 @@ class SqlServers(SqlAggregate, Servers):
         await self._upsert(
             user_settings, {"server_id": server_id, "user_id": user_id}, {"locale": locale}
         )
+
+    async def set_hidden(self, server_id: str, user_id: str, hidden: bool) -> None:
+        await self._upsert(
+            user_settings, {"server_id": server_id, "user_id": user_id}, {"hidden": hidden}
+        )
+
+    async def hidden_among(self, server_id: str, user_ids: Sequence[str]) -> set[str]:
+        if not user_ids:
+            return set()
+        rows = await self._all(
+            select(user_settings.c.user_id).where(
+                user_settings.c.server_id == server_id,
+                user_settings.c.user_id.in_(list(user_ids)),
+                user_settings.c.hidden,
+            )
+        )
+        return {user_id for (user_id,) in rows}
 
     async def forget_user(self, server_id: str, user_id: str) -> int:
 

@@ -31,6 +31,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
     literal_column,
     true,
 )
@@ -91,6 +92,7 @@ user_settings = Table(
     Column("server_id", String, primary_key=True),
     Column("user_id", String, primary_key=True),
     Column("locale", String),
+    Column("hidden", Boolean, nullable=False, server_default=false()),
 )
 
 posts = Table(

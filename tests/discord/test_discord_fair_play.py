@@ -51,8 +51,9 @@ async def test_privacy_deletes_what_is_kept_about_me_after_a_confirm(bot: Discor
     await bot.reply(await bot.click(posted.message_id or "", right, by=ALICE))
     asked = await bot.run("quiz", "privacy", by=ALICE)
     assert asked.ephemeral and "Delete all of it?" in asked.data["content"]
-    assert [b["label"] for b in asked.buttons] == ["Delete everything about me", "Keep it"]
-    assert [b["style"] for b in asked.buttons] == [4, 2]  # danger, secondary
+    labels = ["Delete everything about me", "Hide me on leaderboards", "Keep it"]
+    assert [b["label"] for b in asked.buttons] == labels
+    assert [b["style"] for b in asked.buttons] == [4, 2, 2]  # danger, secondary
 
     done = await bot.reply(
         await bot.click(asked.message_id or "", "Delete everything about me", by=ALICE)
@@ -61,3 +62,18 @@ async def test_privacy_deletes_what_is_kept_about_me_after_a_confirm(bot: Discor
     assert await bot.app.store.answer_count(post_id) == 0
     stats = await bot.run("quiz", "stats", by=ALICE)
     assert "Answered: 0" in stats.embed["description"]
+
+
+async def test_privacy_hides_me_on_the_leaderboard(bot: DiscordBot) -> None:
+    post_id, posted = await bot.post(deck="basics", question="all-reduce", by=ADMIN)
+    right = await bot.right_label(post_id)
+    await bot.reply(await bot.click(posted.message_id or "", right, by=ALICE))
+    asked = await bot.run("quiz", "privacy", by=ALICE)
+    hidden = await bot.reply(
+        await bot.click(asked.message_id or "", "Hide me on leaderboards", by=ALICE)
+    )
+    assert hidden.data["content"].startswith("You are hidden on this server's leaderboards")
+    board = await bot.run("quiz", "leaderboard", by=ADMIN, period="all")
+    assert board.embed["description"].startswith("1\\. a hidden player · 1")
+    again = await bot.run("quiz", "privacy", by=ALICE)
+    assert "Show me on leaderboards" in [b["label"] for b in again.buttons]

@@ -63,6 +63,7 @@ async def test_privacy_deletes_what_is_kept_about_me_after_a_confirm(slack: Slac
     buttons = [e for b in shown["blocks"] if b["type"] == "actions" for e in b["elements"]]
     assert [(b["action_id"], b.get("style")) for b in buttons] == [
         ("quiz_forget_yes", "danger"),
+        ("quiz_privacy_hide", None),
         ("quiz_forget_no", None),
     ]
 
@@ -76,3 +77,26 @@ async def test_privacy_deletes_what_is_kept_about_me_after_a_confirm(slack: Slac
     assert await slack.app.store.answer_count(post_id) == 1
     board = await _say(slack, "leaderboard all", user="UOTHER")
     assert "1. <@UOTHER> · 1" in board and "UMEMBER" not in board
+
+
+async def test_privacy_hides_me_on_the_leaderboard_and_shows_me_again(slack: Slack) -> None:
+    post_id = await slack.post(f"{TEST_DECK} capital", channel="C1", user="UADMIN")
+    await _click_right(slack, post_id, "UMEMBER")
+    hidden = await slack.tester.click("quiz_privacy_hide", "hide", user="UMEMBER")
+    said = all_text((await slack.fake.reply(hidden.key))["blocks"])
+    assert said.startswith("You are hidden on this server's leaderboards")
+    board = await _say(slack, "leaderboard all", user="UOTHER")
+    assert "1. a hidden player · 1" in board and "UMEMBER" not in board
+    mine = await _say(slack, "leaderboard all", user="UMEMBER")
+    assert "1. <@UMEMBER> · 1" in mine  # the hidden player still sees themselves
+    stats = await _say(slack, "stats <@UMEMBER|m>", user="UOTHER")
+    assert "That person keeps their stats private." in stats
+    asked = await slack.tester.command("privacy", user="UMEMBER")
+    shown = await slack.fake.reply(asked.key)
+    labels = [
+        e["text"]["text"] for b in shown["blocks"] if b["type"] == "actions" for e in b["elements"]
+    ]
+    assert labels == ["Delete everything about me", "Show me on leaderboards", "Keep it"]
+    back = await slack.tester.click("quiz_privacy_show", "show", user="UMEMBER")
+    await slack.fake.reply(back.key)
+    assert "1. <@UMEMBER> · 1" in await _say(slack, "leaderboard all", user="UOTHER")

@@ -801,3 +801,16 @@ async def test_answer_log_has_every_answer_of_a_server_and_deck(store: QuizStore
     ]
     assert len(await store.answer_log(None, DECK)) == 3
     assert len(await store.answer_log(None, None)) == 4
+
+
+async def test_hidden_players(store: QuizStore) -> None:
+    await store.set_user_locale(SERVER, "ana", "bn")
+    await store.set_hidden(SERVER, "ana", True)
+    await store.set_hidden(SERVER, "bo", True)
+    await store.set_hidden(SERVER, "bo", False)
+    assert await store.hidden_among(SERVER, ["ana", "bo", "cy"]) == {"ana"}
+    assert await store.hidden_among("discord:1", ["ana"]) == set()
+    assert await store.hidden_among(SERVER, []) == set()
+    assert await store.user_locale(SERVER, "ana") == "bn"  # the other setting stays
+    await store.forget_user(SERVER, "ana")
+    assert await store.hidden_among(SERVER, ["ana"]) == set()
