@@ -89,6 +89,8 @@ class Leaderboard:
     until: datetime | None
     hidden: frozenset[str] = frozenset()
     """Users in `rows` who hide from others on leaderboards (never the caller)."""
+    mastery: bool = False
+    """Ranked by questions mastered (`points` is that count), not by points."""
 
     @property
     def me_in_top(self) -> bool:

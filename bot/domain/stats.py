@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bot.domain.mastery import Mastery
 from bot.domain.records import Totals
 
 
@@ -15,6 +16,9 @@ class Stats:
     rank: int | None
     """All-time rank this season; None with no points."""
     locale: str
+    mastery: Mastery | None = None
+    due: int | None = None
+    """Questions due for review: shown to the person themself only."""
 
     @property
     def accuracy(self) -> float:

@@ -18,6 +18,7 @@ from bot.domain.records import AnswerStatus
 from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.domain.stats import Stats
 from bot.presentation.locales import digits, language_name, text
+from bot.presentation.review_messages import mastery_board_message, mastery_lines
 
 Mention = Callable[[str], str]
 BAR_WIDTH = 10
@@ -53,6 +54,10 @@ class AnswerMessage:
     switch_label: str | None
     """Label of the "show in the other language" button, if the deck has one."""
     switch_locale: str | None
+    review: str | None = None
+    """"Added to your review", on a wrong answer that counted."""
+    report_label: str | None = None
+    """The "Report a problem" button's label."""
 
 
 @dataclass(frozen=True)
@@ -160,6 +165,8 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
         streak=text(loc, "reply.streak", days=result.streak) if result.streak >= 2 else None,
         switch_label=text(other, "reply.show_in") if other else None,
         switch_locale=other,
+        review=added_to_review(loc, result.status is AnswerStatus.NEW and not result.correct),
+        report_label=text(loc, "report.button"),
     )
 
 
@@ -184,7 +191,13 @@ def feedback_message(fb: RunFeedback, locale: str | None = None) -> AnswerMessag
         streak=None,
         switch_label=text(other, "reply.show_in") if other else None,
         switch_locale=other,
+        review=added_to_review(loc, not fb.duplicate and not fb.correct),
+        report_label=text(loc, "report.button"),
     )
+
+
+def added_to_review(locale: str, missed: bool) -> str | None:
+    return text(locale, "review.added") if missed else None
 
 
 def summary_message(summary: RunSummary) -> SummaryMessage:
@@ -253,6 +266,8 @@ def leaderboard_message(
     board: Leaderboard, mention: Mention, decks: dict[str, Deck]
 ) -> BoardMessage:
     loc = board.locale
+    if board.mastery:
+        return BoardMessage(*mastery_board_message(board, mention))
     title = text(loc, f"leaderboard.{board.period.value}")
     if board.deck_id and board.deck_id in decks:
         deck_title = pick(decks[board.deck_id].title, loc)
@@ -290,6 +305,7 @@ def stats_message(stats: Stats, mention: Mention) -> BoardMessage:
     ]
     if stats.rank is not None:
         lines.append(text(loc, "stats.rank", rank=stats.rank))
+    lines += mastery_lines(loc, stats.mastery, stats.due)
     return BoardMessage(text(loc, "stats.title", user=mention(stats.user_id)), lines, None)
 
 

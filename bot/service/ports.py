@@ -16,6 +16,7 @@ from typing import Protocol
 
 from bot.domain.errors import QuizError
 from bot.domain.health import Try
+from bot.domain.problems import ProblemReport
 from bot.domain.records import (
     EnabledSchedule,
     NewPost,
@@ -34,6 +35,7 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
+from bot.domain.review import Study
 from bot.domain.schedule import Schedule
 
 
@@ -89,9 +91,9 @@ class Servers(Protocol):
 
     async def forget_user(self, server_id: str, user_id: str) -> int:
         """Deletes everything kept about the user in the server, in every season: answers,
-        runs, points (leaderboards and the counts that rank them), first meetings and
-        settings. The posts they made stay (channel content), as do others' answers. The
-        number of answers deleted."""
+        runs, points (leaderboards and the counts that rank them), first meetings, review
+        answers, problem reports and settings. The posts they made stay (channel content),
+        as do others' answers. The number of answers deleted."""
         ...
 
     async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:
@@ -311,7 +313,56 @@ class Slots(Protocol):
         ...
 
 
-class QuizStore(Servers, PostsAndAnswers, Runs, Standings, Schedules, Slots, Protocol):
+class Reviews(Protocol):
+    """What review and mastery are worked out from (`bot.domain.review`): a person's answers
+    in posts and runs, and their answers in review."""
+
+    async def studies(self, server_id: str, user_id: str | None = None) -> Sequence[Study]:
+        """Every answer (posts, runs, review; every season) of the user in the server, or
+        of everyone in it."""
+        ...
+
+    async def record_review(
+        self,
+        server_id: str,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        number: int,
+        choice: int,
+        correct: bool,
+        at: datetime,
+        *,
+        deadline: float | None = None,
+    ) -> bool:
+        """Stores review answer `number` to the question; False (nothing changed) if that
+        number is stored already: one shown review question counts once."""
+        ...
+
+
+class Problems(Protocol):
+    """Players' reports about questions."""
+
+    async def report_problem(self, report: ProblemReport) -> int:
+        """Stores a report; its id."""
+        ...
+
+    async def problem_reports(
+        self, server_id: str | None = None, deck_id: str | None = None
+    ) -> Sequence[ProblemReport]:
+        """Reports of one server and one deck, or all, oldest first."""
+        ...
+
+    async def unsent_problem_reports(self) -> Sequence[ProblemReport]:
+        """Reports not yet sent to their server's admins, oldest first."""
+        ...
+
+    async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None: ...
+
+
+class QuizStore(
+    Servers, PostsAndAnswers, Runs, Standings, Reviews, Problems, Schedules, Slots, Protocol
+):
     """Every port in one store, as the composition root opens it."""
 
     async def close(self) -> None:

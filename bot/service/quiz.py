@@ -29,12 +29,13 @@ from bot.domain.records import (
     StandingsQuery,
 )
 from bot.domain.stats import Stats
+from bot.service.learning import Learning
 from bot.service.ports import QuizStore
 from bot.service.runs import Runs
 
 
 @dataclass
-class Quiz(Runs):
+class Quiz(Runs, Learning):
     store: QuizStore
     decks: DeckLibrary
     clock: Clock
@@ -329,12 +330,15 @@ class Quiz(Runs):
         totals = await self.store.totals(actor.server_id, server.season, who)
         all_time = StandingsQuery(actor.server_id, server.season, period=ALL_TIME)
         standing = await self.store.standing_of(all_time, who)
+        mastery = await self.mastery(actor, who)
         return Stats(
             user_id=who,
             totals=totals,
             streak=await self.store.streak(actor.server_id, who),
             rank=standing.rank if standing else None,
             locale=await self.ui_locale(actor),
+            mastery=mastery,
+            due=mastery.due if who == actor.user_id else None,
         )
 
     async def is_hidden(self, actor: Actor) -> bool:

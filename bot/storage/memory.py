@@ -34,11 +34,12 @@ from bot.domain.scoring import meeting_points
 from bot.domain.totals import DailyPost, streak_of
 from bot.service.ports import QuestionOpen, QuizStore
 from bot.storage.memory_answers import Answers, StoredAnswer
+from bot.storage.memory_reviews import MemoryReviews
 from bot.storage.memory_schedules import MemorySchedules
 from bot.storage.memory_schedules import utc as _utc
 
 
-class MemoryStore(MemorySchedules, QuizStore):
+class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
     """Every aggregate in dicts, indexed the way the methods look them up."""
 
     def __init__(self) -> None:
@@ -57,6 +58,7 @@ class MemoryStore(MemorySchedules, QuizStore):
         self._met: set[tuple[str, int, str, str, str]] = set()
         """(server, season, user, deck, question): the first meetings, which alone score."""
         MemorySchedules.__init__(self)
+        MemoryReviews.__init__(self)
 
     async def close(self) -> None:
         """Nothing to let go of."""
@@ -114,6 +116,7 @@ class MemoryStore(MemorySchedules, QuizStore):
             run = self._runs.pop(run_id)
             self._run_answers.pop(run_id, None)
             self._active_runs.pop((run.server_id, run.user_id, run.deck_id), None)
+        self.forget_reviews(server_id, user_id)
         return self._answers.forget(server_id, user_id)
 
     async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:

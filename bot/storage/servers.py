@@ -17,6 +17,8 @@ from bot.storage.tables import (
     answers,
     first_meetings,
     meta,
+    problem_reports,
+    review_answers,
     runs,
     seen_requests,
     servers,
@@ -109,7 +111,7 @@ class SqlServers(SqlAggregate, Servers):
                 counts.leave((server_id, row.season, row.period, row.deck_key), row.points)
             conn.execute(delete(standings).where(where(standings)))
             answered = conn.execute(delete(answers).where(where(answers))).rowcount
-            for table in (runs, first_meetings, user_settings):
+            for table in (runs, first_meetings, review_answers, problem_reports, user_settings):
                 conn.execute(delete(table).where(where(table)))
             return int(answered)
 

@@ -1,9 +1,9 @@
 """`QuizStore` on SQLite and PostgreSQL, with SQLAlchemy 2 Core: one mixin per aggregate.
 
 Servers (`servers`), posts and their answers (`posts`, the click in `post_answers`), runs
-(`runs`), standings (`standings`, kept by `scores`, read by `player`), schedules and slots
-(`schedules`); what they share in `aggregate`, the engines in `engine`, the transactions in
-`transactions`.
+(`runs`), review answers and problem reports (`reviews`), standings (`standings`, kept by
+`scores`, read by `player`), schedules and slots (`schedules`); what they share in
+`aggregate`, the engines in `engine`, the transactions in `transactions`.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bot.service.ports import QuizStore
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
 from bot.storage.posts import SqlPosts
+from bot.storage.reviews import SqlReviews
 from bot.storage.runs import SqlRuns
 from bot.storage.schedules import SqlSchedules, SqlSlots
 from bot.storage.servers import SqlServers
@@ -32,7 +33,9 @@ async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
     return SqlStore(engine)
 
 
-class SqlStore(SqlServers, SqlPosts, SqlRuns, SqlStandings, SqlSchedules, SqlSlots, QuizStore):
+class SqlStore(
+    SqlServers, SqlPosts, SqlRuns, SqlStandings, SqlReviews, SqlSchedules, SqlSlots, QuizStore
+):
     """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
 
     def __init__(self, engine: AsyncEngine) -> None:

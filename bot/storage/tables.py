@@ -223,6 +223,43 @@ first_meetings = Table(
     Column("met_at", UtcDateTime, nullable=False),
 )
 
+review_answers = Table(
+    "review_answers",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("user_id", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("question_id", String, nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("choice", Integer, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("answered_at", UtcDateTime, nullable=False),
+    # The review question is shown with the number its answer will have: a second click on
+    # it (or a retried request) collides here and is stored once.
+    UniqueConstraint("server_id", "user_id", "deck_id", "question_id", "number"),
+)
+"""Answers given in `/quiz review` (`bot.domain.review`): never scored, never in the
+leaderboards' tables; the key above also serves a person's reads."""
+
+problem_reports = Table(
+    "problem_reports",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("user_id", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("question_id", String, nullable=False),
+    Column("deck_version", String, nullable=False),
+    Column("reason", String, nullable=False),
+    Column("text", Text, nullable=False),
+    Column("reported_at", UtcDateTime, nullable=False),
+    Column("sent_at", UtcDateTime),
+)
+"""What players reported about a question ("Report a problem"): listed in `quizbot report`,
+sent to the server's admins in a daily summary (`sent_at` once it went)."""
+Index("ix_problem_reports_unsent", problem_reports.c.server_id, problem_reports.c.sent_at)
+
 seen_requests = Table(
     "seen_requests",
     metadata,

@@ -1,0 +1,181 @@
+"""Review of misses and mastery: a part of `Quiz` (its base class), like `Runs`.
+
+A person's cards are worked out on each call from their answers (`bot.domain.review`); the
+only write is a review answer, numbered so that one shown review question counts once.
+Review never scores: its answers are kept apart from the leaderboards' tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import date
+
+from bot.decks.model import Deck, DeckLibrary, Question
+from bot.domain.actor import Actor
+from bot.domain.clock import Clock
+from bot.domain.errors import QuizError
+from bot.domain.leaderboard import TOP, Leaderboard, Period
+from bot.domain.mastery import Mastery, mastery_of
+from bot.domain.records import Standing
+from bot.domain.review import (
+    Card,
+    ReviewDone,
+    ReviewFeedback,
+    ReviewStep,
+    Study,
+    cards_of,
+    due_cards,
+    local_day,
+    next_due,
+    review_order,
+)
+from bot.service.ports import QuizStore
+
+Cards = dict[tuple[str, str], Card]
+
+
+class Learning:
+    """`Quiz`'s review and mastery; `Quiz` provides the store, decks, clock and languages."""
+
+    store: QuizStore
+    decks: DeckLibrary
+    clock: Clock
+
+    reply_locale: Callable[[Actor, Deck], Awaitable[str]]
+    ui_locale: Callable[[Actor], Awaitable[str]]
+
+    async def _cards(self, actor: Actor, user_id: str | None = None) -> tuple[Cards, date]:
+        """The person's cards, and today in the server's time zone."""
+        server = await self.store.server(actor.server_id)
+        studies = await self.store.studies(actor.server_id, user_id or actor.user_id)
+        today = local_day(self.clock.now(), server.timezone)
+        return cards_of(studies, server.timezone), today
+
+    def _question(self, card: Card) -> tuple[Deck, Question] | None:
+        deck = self.decks.get(card.deck_id)
+        question = deck.question(card.question_id) if deck else None
+        return None if deck is None or question is None else (deck, question)
+
+    def _keeps_to(self, card: Card, tag: str | None) -> bool:
+        found = self._question(card)
+        return found is not None and (tag is None or tag in found[1].tags)
+
+    async def start_review(self, actor: Actor, tag: str | None = None) -> ReviewStep | ReviewDone:
+        """The first question due for the caller (of topic `tag`, if given), or when the
+        next one falls due."""
+        cards, today = await self._cards(actor)
+        return await self._next(actor, cards, today, tag)
+
+    async def _next(
+        self, actor: Actor, cards: Cards, today: date, tag: str | None
+    ) -> ReviewStep | ReviewDone:
+        mine = [c for c in cards.values() if self._keeps_to(c, tag)]
+        open_in = await self.store.open_questions(actor.server_id)
+        # A question open in a channel waits: its review would show the answer being guessed.
+        due = [c for c in due_cards(mine, today) if (c.deck_id, c.question_id) not in open_in]
+        if not due:
+            locale = await self.ui_locale(actor)
+            return ReviewDone(next_due(mine, today), today, locale, tag)
+        card = due[0]
+        found = self._question(card)
+        assert found is not None  # _keeps_to kept only loaded questions
+        deck, question = found
+        locale = await self.reply_locale(actor, deck)
+        order = review_order(actor.user_id, card, question, card.reviews)
+        return ReviewStep(deck, question, card, order, len(due), locale, tag)
+
+    async def review_answer(
+        self,
+        actor: Actor,
+        key: str,
+        number: int,
+        shown_index: int,
+        tag: str | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> ReviewFeedback:
+        """Answers review question `key` (`Card.key`) shown as number `number`; committed
+        when this returns (`deadline`: as for `answer`). A repeat click changes nothing."""
+        cards, today = await self._cards(actor)
+        card = next((c for c in cards.values() if c.key == key), None)
+        found = None if card is None else self._question(card)
+        if card is None or found is None or number > card.reviews:
+            raise QuizError("stale_click")
+        deck, question = found
+        order = review_order(actor.user_id, card, question, number)
+        if not 0 <= shown_index < len(order):
+            raise QuizError("stale_click")
+        choice: int | None = order[shown_index]
+        stored = False
+        if number == card.reviews:
+            open_in = await self.store.open_questions(actor.server_id)
+            channel = open_in.get((card.deck_id, card.question_id))
+            if channel is not None:
+                raise QuizError("review_question_open", channel=channel)
+            stored = await self.store.record_review(
+                actor.server_id,
+                actor.user_id,
+                card.deck_id,
+                card.question_id,
+                number,
+                order[shown_index],
+                order[shown_index] == question.answer,
+                self.clock.now(),
+                deadline=deadline,
+            )
+        if stored:
+            cards, today = await self._cards(actor)
+        else:
+            choice = None
+        after = cards[(card.deck_id, card.question_id)]
+        locale = await self.reply_locale(actor, deck)
+        return ReviewFeedback(
+            deck=deck,
+            question=question,
+            order=order,
+            choice=choice,
+            duplicate=not stored,
+            card=after,
+            today=today,
+            locale=locale,
+            other_locale=deck.other_locale(locale),
+            next=await self._next(actor, cards, today, tag),
+        )
+
+    async def mastery(self, actor: Actor, user_id: str | None = None) -> Mastery:
+        cards, today = await self._cards(actor, user_id)
+        return mastery_of(self.decks, cards, today)
+
+    async def mastery_board(self, actor: Actor) -> Leaderboard:
+        """`/quiz leaderboard mastery`: the server's people by questions mastered (ties share
+        a rank), over every season: what a newcomer can climb and speed cannot buy."""
+        server = await self.store.server(actor.server_id)
+        today = local_day(self.clock.now(), server.timezone)
+        people: dict[str, list[Study]] = {}
+        for s in await self.store.studies(actor.server_id):
+            people.setdefault(s.user_id, []).append(s)
+        counts = {
+            user: mastery_of(self.decks, cards_of(studies, server.timezone), today).mastered
+            for user, studies in people.items()
+        }
+        ranked = sorted(((n, u) for u, n in counts.items() if n > 0), key=lambda p: (-p[0], p[1]))
+        rows = [
+            Standing(user, n, self.clock.now(), 1 + sum(1 for m, _ in ranked if m > n))
+            for n, user in ranked
+        ]
+        me = next((r for r in rows if r.user_id == actor.user_id), None)
+        top = rows[:TOP]
+        others = [r.user_id for r in top if r.user_id != actor.user_id]
+        hidden = await self.store.hidden_among(actor.server_id, others)
+        return Leaderboard(
+            period=Period.ALL,
+            deck_id=None,
+            rows=top,
+            me=me,
+            caller_id=actor.user_id,
+            locale=await self.ui_locale(actor),
+            since=None,
+            until=None,
+            hidden=frozenset(hidden),
+            mastery=True,
+        )

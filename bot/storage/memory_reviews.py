@@ -1,0 +1,85 @@
+"""`Reviews` and `Problems` in memory (see `bot.storage.memory`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import datetime
+
+from bot.domain.problems import ProblemReport
+from bot.domain.review import Source, Study
+from bot.service.ports import Problems, Reviews
+from bot.storage.memory_answers import Answers
+
+
+class MemoryReviews(Reviews, Problems):
+    _answers: Answers
+
+    def __init__(self) -> None:
+        self._reviews: dict[tuple[str, str, str, str, int], Study] = {}
+        """(server, user, deck, question, number) -> the review answer: one per number."""
+        self._reports: list[ProblemReport] = []
+
+    async def studies(self, server_id: str, user_id: str | None = None) -> Sequence[Study]:
+        played = [
+            Study(a.user_id, a.deck_id, a.question_id, a.correct, a.answered_at, Source.PLAY)
+            for server, a in self._answers.every()
+            if server == server_id and user_id in (None, a.user_id)
+        ]
+        reviewed = [
+            s
+            for (server, user, *_), s in self._reviews.items()
+            if server == server_id and user_id in (None, user)
+        ]
+        return played + reviewed
+
+    async def record_review(
+        self,
+        server_id: str,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        number: int,
+        choice: int,
+        correct: bool,
+        at: datetime,
+        *,
+        deadline: float | None = None,
+    ) -> bool:
+        key = (server_id, user_id, deck_id, question_id, number)
+        if key in self._reviews:
+            return False
+        self._reviews[key] = Study(user_id, deck_id, question_id, correct, at, Source.REVIEW)
+        return True
+
+    async def report_problem(self, report: ProblemReport) -> int:
+        stored = replace(report, id=len(self._reports) + 1, sent_at=None)
+        self._reports.append(stored)
+        return stored.id or 0
+
+    async def problem_reports(
+        self, server_id: str | None = None, deck_id: str | None = None
+    ) -> Sequence[ProblemReport]:
+        return [
+            r
+            for r in self._reports
+            if server_id in (None, r.server_id) and deck_id in (None, r.deck_id)
+        ]
+
+    async def unsent_problem_reports(self) -> Sequence[ProblemReport]:
+        return [r for r in self._reports if r.sent_at is None]
+
+    async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None:
+        wanted = set(ids)
+        self._reports = [
+            replace(r, sent_at=at) if r.id in wanted and r.sent_at is None else r
+            for r in self._reports
+        ]
+
+    def forget_reviews(self, server_id: str, user_id: str) -> None:
+        self._reviews = {
+            k: s for k, s in self._reviews.items() if (k[0], k[1]) != (server_id, user_id)
+        }
+        self._reports = [
+            r for r in self._reports if (r.server_id, r.user_id) != (server_id, user_id)
+        ]

@@ -1,0 +1,145 @@
+"""`Reviews` and `Problems` in SQL: the answers review is worked out from, review answers,
+and players' problem reports."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy import Select, literal, select, union_all, update
+from sqlalchemy.engine import Connection
+
+from bot.domain.problems import ProblemReport, Reason
+from bot.domain.review import Source, Study
+from bot.service.ports import Problems, Reviews
+from bot.storage.aggregate import SqlAggregate
+from bot.storage.player import AnyRow
+from bot.storage.tables import answers, problem_reports, review_answers
+
+
+def _studies(server_id: str, user_id: str | None) -> Select[tuple[object, ...]]:
+    played = select(
+        answers.c.user_id,
+        answers.c.deck_id,
+        answers.c.question_id,
+        answers.c.correct,
+        answers.c.answered_at.label("at"),
+        literal(Source.PLAY.value).label("source"),
+    ).where(answers.c.server_id == server_id)
+    reviewed = select(
+        review_answers.c.user_id,
+        review_answers.c.deck_id,
+        review_answers.c.question_id,
+        review_answers.c.correct,
+        review_answers.c.answered_at.label("at"),
+        literal(Source.REVIEW.value).label("source"),
+    ).where(review_answers.c.server_id == server_id)
+    if user_id is not None:
+        played = played.where(answers.c.user_id == user_id)
+        reviewed = reviewed.where(review_answers.c.user_id == user_id)
+    return select(union_all(played, reviewed).subquery())
+
+
+class SqlReviews(SqlAggregate, Reviews, Problems):
+    async def studies(self, server_id: str, user_id: str | None = None) -> Sequence[Study]:
+        rows = await self._all(_studies(server_id, user_id))
+        return [
+            Study(r.user_id, r.deck_id, r.question_id, bool(r.correct), r.at, Source(r.source))
+            for r in rows
+        ]
+
+    async def record_review(
+        self,
+        server_id: str,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        number: int,
+        choice: int,
+        correct: bool,
+        at: datetime,
+        *,
+        deadline: float | None = None,
+    ) -> bool:
+        stmt = (
+            self._insert(review_answers)
+            .values(
+                server_id=server_id,
+                user_id=user_id,
+                deck_id=deck_id,
+                question_id=question_id,
+                number=number,
+                choice=choice,
+                correct=correct,
+                answered_at=at,
+            )
+            .on_conflict_do_nothing()
+            .returning(review_answers.c.id)
+        )
+
+        def write(conn: Connection) -> bool:
+            return conn.execute(stmt).first() is not None
+
+        return await self._tx.write(write, deadline=deadline, key=(server_id, user_id))
+
+    async def report_problem(self, report: ProblemReport) -> int:
+        stmt = (
+            problem_reports.insert()
+            .values(
+                server_id=report.server_id,
+                user_id=report.user_id,
+                deck_id=report.deck_id,
+                question_id=report.question_id,
+                deck_version=report.deck_version,
+                reason=report.reason.value,
+                text=report.text,
+                reported_at=report.reported_at,
+            )
+            .returning(problem_reports.c.id)
+        )
+
+        def write(conn: Connection) -> int:
+            return int(conn.execute(stmt).scalar_one())
+
+        return await self._tx.write(write)
+
+    async def problem_reports(
+        self, server_id: str | None = None, deck_id: str | None = None
+    ) -> Sequence[ProblemReport]:
+        stmt = select(problem_reports).order_by(problem_reports.c.id)
+        if server_id is not None:
+            stmt = stmt.where(problem_reports.c.server_id == server_id)
+        if deck_id is not None:
+            stmt = stmt.where(problem_reports.c.deck_id == deck_id)
+        return [_report(r) for r in await self._all(stmt)]
+
+    async def unsent_problem_reports(self) -> Sequence[ProblemReport]:
+        stmt = (
+            select(problem_reports)
+            .where(problem_reports.c.sent_at.is_(None))
+            .order_by(problem_reports.c.id)
+        )
+        return [_report(r) for r in await self._all(stmt)]
+
+    async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None:
+        if ids:
+            await self._exec(
+                update(problem_reports)
+                .where(problem_reports.c.id.in_(list(ids)), problem_reports.c.sent_at.is_(None))
+                .values(sent_at=at)
+            )
+
+
+def _report(r: AnyRow) -> ProblemReport:
+    return ProblemReport(
+        server_id=r.server_id,
+        user_id=r.user_id,
+        deck_id=r.deck_id,
+        question_id=r.question_id,
+        deck_version=r.deck_version,
+        reason=Reason.parse(r.reason) or Reason.OTHER,
+        text=r.text,
+        reported_at=r.reported_at,
+        id=r.id,
+        sent_at=r.sent_at,
+    )
