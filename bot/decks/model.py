@@ -5,8 +5,10 @@ Reading and checking deck files lives in `bot.decks.loading`; this module is onl
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from bot.decks.numerals import number
 
@@ -61,6 +63,12 @@ class Deck:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_id", {q.id: q for q in self.questions})
+
+    @cached_property
+    def version(self) -> str:
+        """A short hash of the questions as loaded: a problem report names it, so an author
+        can tell a report about text since changed from one about the text as it is."""
+        return hashlib.blake2s(repr(self.questions).encode(), digest_size=5).hexdigest()
 
     @property
     def default_locale(self) -> str:

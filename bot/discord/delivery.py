@@ -10,6 +10,7 @@ scheduler as that date's failure.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 import discord
 
@@ -75,6 +76,25 @@ class DiscordDelivery:
         failure = await self._posts.reveal(reveal, self._messages)
         if failure is not None:
             log.info("scheduled post %s: reveal not shown (%s)", reveal.view.post.id, failure)
+
+    async def admins(self, server_id: str) -> Sequence[str]:
+        """The server's owner, as the gateway told it (members with Manage Server cannot be
+        listed without the privileged members intent)."""
+        guild = self._client.get_guild(int(server_id.partition(":")[2] or 0))
+        return [str(guild.owner_id)] if guild is not None and guild.owner_id else []
+
+    def mention(self, user_id: str) -> str:
+        return f"<@{user_id}>"
+
+    async def tell(self, server_id: str, user_id: str, message: str) -> bool:
+        """A DM; best effort (people may close their DMs to server members)."""
+        try:
+            dm = await self._client.create_dm(discord.Object(id=int(user_id)))
+            await dm.send(content=render.clip(message, render.CONTENT), allowed_mentions=NO_PINGS)
+            return True
+        except (discord.HTTPException, ValueError) as e:
+            log.info("could not DM user %s of %s (%s)", user_id, server_id, e)
+            return False
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """A DM to the admin who set the schedule, in their language. Best effort: people

@@ -14,11 +14,14 @@ distract, so the question is easier than it looks), negative discrimination.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import Enum
+
+from bot.decks.model import Deck
+from bot.domain.problems import ProblemReport
 
 TOO_EASY = 0.95
 TOO_HARD = 0.20
@@ -37,6 +40,7 @@ class Flag(Enum):
     TOO_HARD = "too hard"
     DEAD_CHOICE = "a wrong choice nobody picks"
     NEGATIVE = "negative discrimination"
+    REPORTED = "reported by players"
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,19 @@ class QuestionHealth:
     """Top group's share right minus the bottom group's; None when either group has no one
     who tried this question."""
     flags: tuple[Flag, ...] = field(default=())
+    reports: int = 0
+    """Problem reports players sent about it ("Report a problem")."""
+
+
+@dataclass(frozen=True)
+class HealthView:
+    """A deck's question health in one server, with the problem reports about it, for an
+    admin in chat."""
+
+    deck: Deck
+    rows: list[QuestionHealth]
+    reports: Sequence[ProblemReport]
+    locale: str
 
 
 def first_tries(answers: Iterable[Try]) -> list[Try]:
@@ -76,10 +93,14 @@ def first_tries(answers: Iterable[Try]) -> list[Try]:
 
 
 def health(
-    answers: Iterable[Try], questions: dict[tuple[str, str], tuple[int, int]]
+    answers: Iterable[Try],
+    questions: dict[tuple[str, str], tuple[int, int]],
+    reported: Iterable[tuple[str, str]] = (),
 ) -> list[QuestionHealth]:
     """Per question of `questions` ((deck, question) -> (how many choices, the right one's
-    index)), in that order, from every answer."""
+    index)), in that order, from every answer; `reported`: the (deck, question) of each
+    problem report."""
+    reports = Counter(reported)
     tries = first_tries(answers)
     top, bottom = _groups(tries)
     by_question: defaultdict[tuple[str, str], list[Try]] = defaultdict(list)
@@ -88,7 +109,10 @@ def health(
     report = []
     for key, (count, answer) in questions.items():
         mine = by_question.get(key, [])
-        report.append(_one(key, count, answer, mine, top, bottom))
+        row = _one(key, count, answer, mine, top, bottom)
+        if reports[key]:
+            row = replace(row, flags=(*row.flags, Flag.REPORTED), reports=reports[key])
+        report.append(row)
     return report
 
 

@@ -7,6 +7,7 @@ one per server-id prefix ("slack", "discord"), so one loop serves every platform
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Protocol
 
 from bot.domain.post import PostView, Reveal
@@ -44,6 +45,21 @@ class Delivery(Protocol):
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """Tells the schedule's admin (`schedule.created_by`) that a post failed; best effort:
         an error here is logged and ignored."""
+        ...
+
+    async def admins(self, server_id: str) -> Sequence[str]:
+        """Who the platform itself names as the server's admins (Slack: `[slack] admins`;
+        Discord: the server's owner). The daily summary of problem reports goes to them and
+        to whoever set a daily question there."""
+        ...
+
+    def mention(self, user_id: str) -> str:
+        """How a message given to `tell` names a user."""
+        ...
+
+    async def tell(self, server_id: str, user_id: str, message: str) -> bool:
+        """A direct message from the bot; True if it was sent. Best effort: an error is
+        logged and gives False."""
         ...
 
 

@@ -29,13 +29,14 @@ from bot.domain.records import (
     StandingsQuery,
 )
 from bot.domain.stats import Stats
+from bot.service.authoring import Authoring
 from bot.service.learning import Learning
 from bot.service.ports import QuizStore
 from bot.service.runs import Runs
 
 
 @dataclass
-class Quiz(Runs, Learning):
+class Quiz(Runs, Learning, Authoring):
     store: QuizStore
     decks: DeckLibrary
     clock: Clock

@@ -34,6 +34,7 @@ from bot.domain.records import EnabledSchedule, SlotStatus
 from bot.domain.schedule import Schedule, Slot
 from bot.service.delivery import Delivery, DeliveryError, show_reveal
 from bot.service.ports import QuizStore
+from bot.service.problem_digest import ProblemDigest
 from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.service.schedules import choose_question, close_open_posts
@@ -65,6 +66,8 @@ class TickReport:
     """Ids of the schedules whose slot was past the catch-up window."""
     closed: list[int] = field(default_factory=list)
     """Ids of the posts it closed for being open longer than `close_after_hours`."""
+    summaries: list[str] = field(default_factory=list)
+    """Servers whose admins it sent the summary of problem reports."""
 
 
 class Scheduler:
@@ -94,6 +97,7 @@ class Scheduler:
         self.close_after = None if close_after_hours is None else timedelta(hours=close_after_hours)
         self.interval = interval
         self._unserved: set[int] = set()
+        self.digest = ProblemDigest(store, quiz, self.deliveries)
 
     async def run(self) -> None:
         """Ticks every `interval` seconds until cancelled. A tick never raises."""
@@ -121,6 +125,10 @@ class Scheduler:
                 await self._close_stale(now - self.close_after, report)
             except Exception:
                 log.exception("scheduler: closing old posts")
+        try:
+            report.summaries = await self.digest.maybe_send(now)
+        except Exception:
+            log.exception("scheduler: the summary of problem reports")
         return report
 
     async def _consider(self, item: EnabledSchedule, now: datetime, report: TickReport) -> None:

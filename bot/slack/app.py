@@ -140,7 +140,9 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     bolt.error(_refuse_unhandled)
     posts = app.live_posts(refresh_interval)
     token = None if distribution else secrets.slack_bot_token
-    delivery = SlackDelivery(posts, Workspaces(settings.api_url, token, distribution), app.quiz)
+    delivery = SlackDelivery(
+        posts, Workspaces(settings.api_url, token, distribution), app.quiz, settings.admins
+    )
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
     admins = Admins(settings.admins)

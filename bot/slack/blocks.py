@@ -284,6 +284,13 @@ def notice_reply(message: str) -> Reply:
     return Reply(clip_markup(with_channels(message), SECTION_LIMIT), [_rich([message])])
 
 
+def mention_reply(message: str) -> Reply:
+    """UI text that names users (`mrkdwn.placeholder`) and carries what players wrote: one
+    mrkdwn section, everything escaped but the mentions."""
+    md = clip_markup(with_mentions(message), SECTION_LIMIT)
+    return Reply(md, [_section(md)])
+
+
 def reset_confirm(locale: str, season: int) -> Reply:
     """The confirm step before a new season: "Start a new season" / "Cancel". The confirm
     button names the running `season`, so it can start the next one only once."""

@@ -10,6 +10,7 @@ Rate limits and dropped connections are retried by the client first.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
@@ -24,7 +25,7 @@ from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.client import web_client
-from bot.slack.mrkdwn import channel_placeholder
+from bot.slack.mrkdwn import channel_placeholder, placeholder
 from bot.slack.oauth import OAuth
 from bot.slack.posts import SENDING_FAILED, CannotPost, Editor, error_code, send
 
@@ -82,10 +83,13 @@ class SlackDelivery:
     """`bot.service.delivery.Delivery` for Slack, drawing through the same `Posts` as the
     commands (so a scheduled post's count redraw and its reveal take turns too)."""
 
-    def __init__(self, posts: LivePosts, workspaces: Workspaces, quiz: Quiz) -> None:
+    def __init__(
+        self, posts: LivePosts, workspaces: Workspaces, quiz: Quiz, admins: Sequence[str] = ()
+    ) -> None:
         self._posts = posts
         self._workspaces = workspaces
         self._quiz = quiz
+        self._admins = tuple(admins)
 
     async def post(self, view: PostView) -> str:
         """The question message, as /quiz post sends it; its `channel:ts` ref."""
@@ -125,6 +129,27 @@ class SlackDelivery:
             )
         except (DeliveryError, *SENDING_FAILED) as error:
             log.info("could not DM %s about schedule %s: %r", admin.user_id, schedule.id, error)
+
+
+    async def admins(self, server_id: str) -> Sequence[str]:
+        """`[slack] admins`; Slack's own workspace admins cannot be listed with a bot token
+        (users.list would read every member), so they get the summary by setting a daily
+        question, like any admin the bot has seen at work."""
+        return self._admins
+
+    def mention(self, user_id: str) -> str:
+        return placeholder(user_id)
+
+    async def tell(self, server_id: str, user_id: str, message: str) -> bool:
+        """A DM (chat.postMessage to a user id opens it); best effort."""
+        try:
+            client = await self._workspaces.client(server_id)
+            reply = blocks.mention_reply(message)
+            await client.chat_postMessage(channel=user_id, **reply.payload())
+            return True
+        except (DeliveryError, *SENDING_FAILED) as error:
+            log.info("could not DM %s in %s: %r", user_id, server_id, error)
+            return False
 
 
 def now_failed_text(locale: str, channel_id: str, reason: str) -> str:

@@ -32,6 +32,10 @@ class FakeDelivery:
     fail: dict[str, str] = field(default_factory=dict)
     explode: set[str] = field(default_factory=set)
     refuse_reveals: bool = False
+    server_admins: dict[str, list[str]] = field(default_factory=dict)
+    told: list[tuple[str, str, str]] = field(default_factory=list)
+    """(server, user, message) of each DM `tell` sent."""
+    unreachable: set[str] = field(default_factory=set)
     posted: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at each post, for tests that wait on `Scheduler.run`."""
 
@@ -52,6 +56,18 @@ class FakeDelivery:
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         self.failures.append((schedule, reason))
+
+    async def admins(self, server_id: str) -> list[str]:
+        return self.server_admins.get(server_id, [])
+
+    def mention(self, user_id: str) -> str:
+        return f"@{user_id}"
+
+    async def tell(self, server_id: str, user_id: str, message: str) -> bool:
+        if user_id in self.unreachable:
+            return False
+        self.told.append((server_id, user_id, message))
+        return True
 
     def in_channel(self, channel_id: str) -> list[PostView]:
         return [v for v in self.posts if v.post.channel_id == channel_id]

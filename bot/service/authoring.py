@@ -1,0 +1,63 @@
+"""What players tell deck authors, and what authors read back: "Report a problem", and
+question health (`/quiz report`, `/quizadmin report`). A part of `Quiz`, like `Runs`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from bot.decks.model import Deck, DeckLibrary, Question
+from bot.domain.actor import Actor
+from bot.domain.clock import Clock
+from bot.domain.errors import QuizError
+from bot.domain.health import HealthView, health
+from bot.domain.problems import TEXT_LIMIT, ProblemReport, Reason
+from bot.domain.review import card_key
+from bot.service.ports import QuizStore
+
+
+class Authoring:
+    store: QuizStore
+    decks: DeckLibrary
+    clock: Clock
+
+    deck: Callable[[str | None], Deck]
+    ui_locale: Callable[[Actor], Awaitable[str]]
+
+    def question_by_key(self, key: str) -> tuple[Deck, Question]:
+        """The loaded question a button names by `card_key`; stale if none is."""
+        for deck in self.decks:
+            for question in deck:
+                if card_key(deck.id, question.id) == key:
+                    return deck, question
+        raise QuizError("question_gone")
+
+    async def report_problem(self, actor: Actor, key: str, reason: object, text: str) -> None:
+        """Stores a player's report about a question, with the deck's version now. A reason
+        that is none of ours (a forged form) is refused; the text is kept to TEXT_LIMIT."""
+        chosen = Reason.parse(reason)
+        if chosen is None:
+            raise QuizError("stale_click")
+        deck, question = self.question_by_key(key)
+        await self.store.report_problem(
+            ProblemReport(
+                server_id=actor.server_id,
+                user_id=actor.user_id,
+                deck_id=deck.id,
+                question_id=question.id,
+                deck_version=deck.version,
+                reason=chosen,
+                text=text.strip()[:TEXT_LIMIT],
+                reported_at=self.clock.now(),
+            )
+        )
+
+    async def question_health(self, actor: Actor, deck_id: str | None = None) -> HealthView:
+        """The health of a deck's questions in the caller's server (admins only)."""
+        if not actor.is_admin:
+            raise QuizError("admin_only")
+        deck = self.deck(deck_id)
+        log = await self.store.answer_log(actor.server_id, deck.id)
+        reports = await self.store.problem_reports(actor.server_id, deck.id)
+        questions = {(deck.id, q.id): (len(q.choices), q.answer) for q in deck}
+        rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
+        return HealthView(deck, rows, reports, await self.ui_locale(actor))

@@ -1,0 +1,82 @@
+"""The daily summary of problem reports: each server's admins are told what players reported
+since the last summary, once a day at most.
+
+A report is marked sent only once some admin was told, so a server with no admin the bot
+knows of (no daily question set, none configured) keeps its reports for `quizbot report`
+and `/quiz report`, and for the summary once an admin appears. Runs from the scheduler's
+loop, at most every `EVERY`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+
+from bot.domain.actor import Actor
+from bot.domain.problems import ProblemReport
+from bot.presentation.report_messages import digest_text
+from bot.service.delivery import Delivery
+from bot.service.ports import QuizStore
+from bot.service.quiz import Quiz
+
+log = logging.getLogger("quizbot.scheduler")
+
+DAY = timedelta(days=1)
+EVERY = timedelta(minutes=10)
+"""How often the loop looks for reports to send."""
+
+
+def meta_key(server_id: str) -> str:
+    return f"problem_digest:{server_id}"
+
+
+class ProblemDigest:
+    def __init__(self, store: QuizStore, quiz: Quiz, deliveries: Mapping[str, Delivery]) -> None:
+        self.store = store
+        self.quiz = quiz
+        self.deliveries = deliveries
+        """Shared with the scheduler, which registers each platform's as it connects."""
+        self._looked: datetime | None = None
+
+    async def maybe_send(self, now: datetime) -> list[str]:
+        """`send` if it has not looked in the last `EVERY`."""
+        if self._looked is not None and now - self._looked < EVERY:
+            return []
+        self._looked = now
+        return await self.send(now)
+
+    async def send(self, now: datetime) -> list[str]:
+        """Sends each server's summary that is due; the servers told."""
+        by_server: defaultdict[str, list[ProblemReport]] = defaultdict(list)
+        for report in await self.store.unsent_problem_reports():
+            by_server[report.server_id].append(report)
+        told = []
+        for server_id, reports in sorted(by_server.items()):
+            try:
+                if await self._send_one(server_id, reports, now):
+                    told.append(server_id)
+            except Exception:
+                log.exception("problem summary for %s", server_id)
+        return told
+
+    async def _send_one(self, server_id: str, reports: list[ProblemReport], now: datetime) -> bool:
+        delivery = self.deliveries.get(server_id.partition(":")[0])
+        if delivery is None:
+            return False
+        last = await self.store.get_meta(meta_key(server_id))
+        if last is not None and now - datetime.fromisoformat(last) < DAY:
+            return False
+        admins = set(await delivery.admins(server_id))
+        admins |= {s.created_by for s in await self.store.server_schedules(server_id)}
+        decks = {d.id: d for d in self.quiz.decks}
+        sent = False
+        for admin in sorted(admins):
+            locale = await self.quiz.ui_locale(Actor(server_id, admin))
+            message = digest_text(reports, decks, locale, delivery.mention)
+            sent = await delivery.tell(server_id, admin, message) or sent
+        if sent:
+            await self.store.mark_problems_sent([r.id for r in reports if r.id is not None], now)
+            await self.store.set_meta(meta_key(server_id), now.isoformat())
+        return sent
