@@ -51,6 +51,10 @@ class Learning:
         today = local_day(self.clock.now(), server.timezone)
         return cards_of(studies, server.timezone), today
 
+    def topics(self) -> list[str]:
+        """Every tag of the loaded decks, by name."""
+        return sorted({tag for deck in self.decks for q in deck for tag in q.tags})
+
     def _question(self, card: Card) -> tuple[Deck, Question] | None:
         deck = self.decks.get(card.deck_id)
         question = deck.question(card.question_id) if deck else None
@@ -63,6 +67,8 @@ class Learning:
     async def start_review(self, actor: Actor, tag: str | None = None) -> ReviewStep | ReviewDone:
         """The first question due for the caller (of topic `tag`, if given), or when the
         next one falls due."""
+        if tag is not None and tag not in self.topics():
+            raise QuizError("unknown_topic", tag=tag)
         cards, today = await self._cards(actor)
         return await self._next(actor, cards, today, tag)
 
@@ -70,9 +76,9 @@ class Learning:
         self, actor: Actor, cards: Cards, today: date, tag: str | None
     ) -> ReviewStep | ReviewDone:
         mine = [c for c in cards.values() if self._keeps_to(c, tag)]
-        open_in = await self.store.open_questions(actor.server_id)
-        # A question open in a channel waits: its review would show the answer being guessed.
-        due = [c for c in due_cards(mine, today) if (c.deck_id, c.question_id) not in open_in]
+        due = due_cards(mine, today)
+        waiting = await self._waiting(actor, [(c.deck_id, c.question_id) for c in due])
+        due = [c for c in due if (c.deck_id, c.question_id) not in waiting]
         if not due:
             locale = await self.ui_locale(actor)
             return ReviewDone(next_due(mine, today), today, locale, tag)
@@ -108,10 +114,9 @@ class Learning:
         choice: int | None = order[shown_index]
         stored = False
         if number == card.reviews:
-            open_in = await self.store.open_questions(actor.server_id)
-            channel = open_in.get((card.deck_id, card.question_id))
-            if channel is not None:
-                raise QuizError("review_question_open", channel=channel)
+            waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
+            if waiting:
+                raise QuizError("review_question_open", channel=next(iter(waiting.values())))
             stored = await self.store.record_review(
                 actor.server_id,
                 actor.user_id,
@@ -141,6 +146,30 @@ class Learning:
             other_locale=deck.other_locale(locale),
             next=await self._next(actor, cards, today, tag),
         )
+
+    async def _waiting(
+        self, actor: Actor, questions: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], str]:
+        """Those of `questions` open in a post the caller has not answered, to its channel:
+        their review waits, since it would show the answer that channel is guessing. (One
+        the caller answered in that post is theirs to review: they were shown its answer.)"""
+        if not questions:
+            return {}
+        open_in = await self.store.open_questions(actor.server_id)
+        waiting = {}
+        for question in questions:
+            channel = open_in.get(question)
+            if channel is None:
+                continue
+            post = await self.store.open_post_in_channel(actor.server_id, channel)
+            answered = (
+                post is not None
+                and (post.deck_id, post.question_id) == question
+                and await self.store.post_answer_of(post.id, actor.user_id) is not None
+            )
+            if not answered:
+                waiting[question] = channel
+        return waiting
 
     async def mastery(self, actor: Actor, user_id: str | None = None) -> Mastery:
         cards, today = await self._cards(actor, user_id)

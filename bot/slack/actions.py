@@ -18,9 +18,17 @@ FORGET_YES = "quiz_forget_yes"
 FORGET_NO = "quiz_forget_no"
 HIDE = "quiz_privacy_hide"
 SHOW = "quiz_privacy_show"
+REVIEW = "quiz_review_{letter}"
+REVIEW_START = "quiz_review_start"
+"""App Home's "Review now" and `/quiz stats`' weakest-topic button (value `t:` + a topic)."""
+REPORT = "quiz_report"
+""""Report a problem": opens the form (value: the question's `card_key`)."""
+REPORT_FORM = "quiz_report_form"
+"""The form's callback_id; its private_metadata is the question's `card_key`."""
 
 ANSWER_IDS = re.compile(r"^quiz_answer_[A-E]$")
 RUN_IDS = re.compile(r"^quiz_run_[A-E]$")
+REVIEW_IDS = re.compile(r"^quiz_review_[A-E]$")
 ANY = re.compile(r".*")
 
 _ID = r"(\d{1,18})"  # fits a 64-bit integer column
@@ -28,6 +36,9 @@ _POST = re.compile(rf"p:{_ID}:(\d)")
 _RUN = re.compile(rf"r:{_ID}:([a-z0-9][a-z0-9-]{{0,199}}):(\d)")
 _LOCALE = re.compile(rf"l:{_ID}:([a-z]{{2,3}}(?:-[A-Za-z0-9]{{2,4}}){{0,2}})")
 _RESET = re.compile(r"s:([1-9]\d{0,8})")
+_KEY = r"([0-9a-f]{12})"
+_REVIEW = re.compile(rf"v:{_KEY}:(\d{{1,9}}):(\d)(?::(.{{1,150}}))?", re.DOTALL)
+_TOPIC = re.compile(r"t:(.{0,150})", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,40 @@ class RunClick:
 class LocaleClick:
     post_id: int
     locale: str
+
+
+@dataclass(frozen=True)
+class ReviewClick:
+    key: str
+    """The question's `card_key`."""
+    number: int
+    """The review answer's number the question was shown for."""
+    shown: int
+    tag: str | None
+
+
+def review_value(key: str, number: int, shown: int, tag: str | None) -> str:
+    return f"v:{key}:{number}:{shown}" + (f":{tag}" if tag else "")
+
+
+def parse_review(value: object) -> ReviewClick | None:
+    match = _REVIEW.fullmatch(value) if isinstance(value, str) else None
+    return ReviewClick(match[1], int(match[2]), int(match[3]), match[4]) if match else None
+
+
+def topic_value(tag: str | None) -> str:
+    return f"t:{tag or ''}"
+
+
+def parse_topic(value: object) -> str | None:
+    """The topic a review-start button keeps to ("" for none); None if malformed."""
+    match = _TOPIC.fullmatch(value) if isinstance(value, str) else None
+    return match[1] if match else None
+
+
+def parse_key(value: object) -> str | None:
+    """A question's `card_key` (the report button, the report form)."""
+    return value if isinstance(value, str) and re.fullmatch(_KEY, value) else None
 
 
 def post_value(post_id: int, shown: int) -> str:

@@ -41,6 +41,7 @@ from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
 from bot.slack.replies import BUG, Sessions, failure, guarded
+from bot.slack.reports import ReportListeners
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
 
@@ -308,6 +309,11 @@ def _register(
     bolt.action(actions.ANSWER_IDS)(on_click(clicks.answer))
     bolt.action(actions.LOCALE)(on_click(clicks.switch_locale))
     bolt.action(actions.RUN_IDS)(on_click(clicks.run_answer))
+    bolt.action(actions.REVIEW_IDS)(on_click(clicks.review_answer))
+    reports = ReportListeners(quiz, sessions)
+    bolt.action(actions.REVIEW_START)(reports.review_start)
+    bolt.action(actions.REPORT)(reports.report_button)
+    bolt.view(actions.REPORT_FORM)(reports.report_form)
     bolt.action(actions.RESET_YES)(on_click(clicks.reset, admin=True))
     bolt.action(actions.RESET_NO)(on_click(clicks.cancel_reset))
     bolt.action(actions.FORGET_YES)(on_click(clicks.forget))

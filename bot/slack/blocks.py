@@ -31,6 +31,7 @@ from slack_sdk.models.views import View
 
 from bot.domain.answer import AnswerResult
 from bot.domain.post import PostView, Reveal
+from bot.domain.review import card_key
 from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.presentation import messages
 from bot.presentation.locales import text
@@ -162,20 +163,28 @@ def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
     notes = [n for n in (msg.totals, msg.streak) if n]
     if notes:
         blocks.append(_context(escape(" · ".join(notes))))
+    if msg.review:
+        blocks.append(_context(escape(msg.review)))
     return blocks
+
+
+def report_button(label: str | None, deck_id: str, question_id: str) -> list[ButtonElement]:
+    """"Report a problem" about a question: opens the form (`bot.slack.reports`)."""
+    if not label:
+        return []
+    return [_button(label, actions.REPORT, card_key(deck_id, question_id))]
 
 
 def answer_reply(result: AnswerResult) -> Reply:
     """The private reply to a click on a post, with the other-language button."""
     msg = messages.answer_message(result)
     blocks = _answer_blocks(msg)
+    elements = report_button(msg.report_label, result.view.deck.id, result.view.question.id)
     if msg.switch_label and msg.switch_locale:
         value = actions.locale_value(result.view.post.id, msg.switch_locale)
-        blocks.append(
-            ActionsBlock(
-                block_id="quiz_switch", elements=[_button(msg.switch_label, actions.LOCALE, value)]
-            )
-        )
+        elements.insert(0, _button(msg.switch_label, actions.LOCALE, value))
+    if elements:
+        blocks.append(ActionsBlock(block_id="quiz_switch", elements=elements))
     return Reply(_fallback(msg.headline, msg.answer), blocks)
 
 
@@ -218,6 +227,9 @@ def feedback_reply(feedback: RunFeedback) -> Reply:
     """The reply to a run answer: right or wrong and why, then the next question or the summary."""
     msg = messages.feedback_message(feedback)
     blocks = _answer_blocks(msg)
+    report = report_button(msg.report_label, feedback.deck.id, feedback.question.id)
+    if report:
+        blocks.append(ActionsBlock(block_id="quiz_report", elements=report))
     if feedback.next is not None:
         blocks += [DividerBlock(), *_step_blocks(feedback.next)]
     elif feedback.summary is not None:
@@ -327,12 +339,19 @@ def privacy_confirm(locale: str, hidden: bool) -> Reply:
     )
 
 
-def home_view(board: messages.BoardMessage, stats: messages.BoardMessage, locale: str) -> View:
-    """The App Home tab: this week's leaderboard and the viewer's own stats."""
+def home_view(
+    board: messages.BoardMessage,
+    stats: messages.BoardMessage,
+    locale: str,
+    review: Sequence[Block] = (),
+) -> View:
+    """The App Home tab: this week's leaderboard and the viewer's own stats (with what is due
+    for review, and `review`: a button to start it)."""
     blocks = [
         *_board_blocks(board),
         DividerBlock(),
         *_board_blocks(stats),
+        *review,
         _context(escape(text(locale, "slack.home_hint"))),
     ]
     return View(type="home", blocks=blocks)

@@ -25,7 +25,7 @@ from bot.observability.metrics import Metrics
 from bot.presentation.locales import text
 from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
-from bot.slack import actions, blocks
+from bot.slack import actions, blocks, review_blocks
 from bot.slack.blocks import Reply
 from bot.slack.posts import Editor
 from bot.slack.replies import BUG, ReplyTo, private
@@ -107,6 +107,25 @@ class Clicks:
             else Handled("new", correct=feedback.answer.correct)
         )
         return Said(blocks.feedback_reply(feedback), handled, replace=True)
+
+    async def review_answer(self, click: Click) -> Said:
+        """A choice in review: feedback and when it comes back, then the next due question
+        (replaces the message clicked). Never scores."""
+        parsed = actions.parse_review(click.value)
+        if parsed is None:
+            raise QuizError("stale_click")
+        feedback = await self._quiz.review_answer(
+            click.actor,
+            parsed.key,
+            parsed.number,
+            parsed.shown,
+            parsed.tag,
+            deadline=click.deadline,
+        )
+        handled = (
+            Handled("duplicate") if feedback.duplicate else Handled("new", correct=feedback.correct)
+        )
+        return Said(review_blocks.review_feedback_reply(feedback), handled, replace=True)
 
     async def reset(self, click: Click) -> Said:
         """The confirm button of `/quiz reset`: a new season, once (the button carries the

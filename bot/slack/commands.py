@@ -14,10 +14,11 @@ from bot.domain.leaderboard import Period
 from bot.domain.run import RunStep
 from bot.presentation import messages
 from bot.presentation.locales import language_name, text
+from bot.presentation.report_messages import health_lines
 from bot.service.live_posts import LivePosts
 from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
-from bot.slack import blocks
+from bot.slack import blocks, review_blocks
 from bot.slack.mrkdwn import placeholder, user_of
 from bot.slack.posts import UNCONFIRMED, CannotPost, Editor, send
 from bot.slack.replies import ReplyTo, in_channel, private
@@ -34,7 +35,7 @@ class Command:
     @property
     def needs_admin_check(self) -> bool:
         """Whether the answer depends on the caller being an admin (users.info is asked)."""
-        if self.name in ("close", "reset", "schedule"):
+        if self.name in ("close", "reset", "schedule", "report"):
             return True
         return self.name == "language" and any(a.lower() == "server" for a in self.args[1:])
 
@@ -99,6 +100,8 @@ class Commands:
             "close": self._close,
             "reset": self._reset,
             "privacy": self._privacy,
+            "review": self._review,
+            "report": self._report,
             "help": self._help,
         }
 
@@ -148,8 +151,26 @@ class Commands:
         else:
             await private(req.respond, blocks.summary_reply(result))
 
+    async def _review(self, req: Request, cmd: Command) -> None:
+        """`/quiz review [topic]`: the first question due, privately."""
+        topic = " ".join(cmd.args) or None
+        await private(
+            req.respond, review_blocks.review_reply(await self._quiz.start_review(req.actor, topic))
+        )
+
+    async def _report(self, req: Request, cmd: Command) -> None:
+        """`/quiz report [deck]`: question health and players' reports (admins)."""
+        view = await self._quiz.question_health(req.actor, _lower(cmd.arg(0)))
+        title, lines = health_lines(view, placeholder)
+        await private(req.respond, blocks.board_reply(messages.BoardMessage(title, lines, None)))
+
     async def _leaderboard(self, req: Request, cmd: Command) -> None:
         first, deck = _lower(cmd.arg(0)), _lower(cmd.arg(1))
+        if first == "mastery":
+            board = await self._quiz.mastery_board(req.actor)
+            reply = blocks.board_reply(messages.leaderboard_message(board, placeholder, {}))
+            await private(req.respond, reply)
+            return
         period = Period.parse(first)
         if period is None and first is not None and self._quiz.decks.get(first) is not None:
             period, deck = Period.WEEK, first  # `leaderboard DECK`: this week in that deck
@@ -167,7 +188,10 @@ class Commands:
             await self._say(req, text(await self._locale(req), "slack.unknown_user"))
             return
         stats = await self._quiz.stats(req.actor, user)
-        await private(req.respond, blocks.board_reply(messages.stats_message(stats, placeholder)))
+        reply = blocks.board_reply(messages.stats_message(stats, placeholder))
+        own = stats.user_id == req.actor.user_id
+        button = review_blocks.weakest_topic_button(stats.locale, stats.mastery, own)
+        await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *button]))
 
     async def _decks(self, req: Request, cmd: Command) -> None:
         msg = messages.decks_message(self._quiz.decks, await self._locale(req))

@@ -151,9 +151,13 @@ async def test_review_never_scores_and_a_second_click_counts_once(
 
 async def test_a_question_open_in_a_channel_waits_out_of_review(quiz: Quiz) -> None:
     await _miss_two(quiz)
-    await quiz.post(Actor(SERVER, "poster"), "C-live", "demo", "q1")
+    live = await quiz.post(Actor(SERVER, "poster"), "C-live", "demo", "q1")
     step = await quiz.start_review(ME)
     assert isinstance(step, ReviewStep) and step.question.id == "q2" and step.due == 1
+    # Once they answered it there (and were shown its answer), it is theirs to review.
+    await quiz.answer(ME, live.post.id, live.post.order.index(live.question.answer))
+    step = await quiz.start_review(ME)
+    assert isinstance(step, ReviewStep) and step.question.id == "q1" and step.due == 2
 
 
 async def test_mastery_by_topic_and_the_mastery_leaderboard(quiz: Quiz, clock: ManualClock) -> None:
@@ -187,3 +191,10 @@ async def test_forgetting_a_person_empties_their_review(quiz: Quiz) -> None:
     await quiz.forget_me(ME)
     done = await quiz.start_review(ME)
     assert isinstance(done, ReviewDone) and done.next_due is None
+
+
+async def test_a_topic_no_deck_has_is_refused(quiz: Quiz) -> None:
+    assert quiz.topics() == ["memory", "pipeline"]
+    with pytest.raises(QuizError) as refused:
+        await quiz.start_review(ME, tag="bogus")
+    assert refused.value.key == "unknown_topic"

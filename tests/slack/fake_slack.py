@@ -185,6 +185,10 @@ class FakeSlack:
             return {"ok": True, "message_ts": f"{1700000000 + next(self._ts)}.000200"}
         if call.method == "views.publish":
             return {"ok": True, "view": {"id": "V1", **(p.get("view") or {})}}
+        if call.method == "views.open":
+            if not p.get("trigger_id"):
+                return {"ok": False, "error": "invalid_trigger_id"}
+            return {"ok": True, "view": {"id": "V2", **(p.get("view") or {})}}
         if call.method == "users.info":
             user = str(p.get("user"))
             return {

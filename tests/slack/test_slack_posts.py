@@ -6,6 +6,7 @@ import asyncio
 import json
 from typing import Any
 
+from bot.domain.review import card_key
 from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
 from tests.slack.fake_slack import Call
 from tests.slack.harness import all_text, buttons
@@ -78,8 +79,9 @@ async def test_right_and_wrong_clicks_get_private_replies(slack: Slack) -> None:
     assert "Explanation of capital." in text
     assert "1 points · 1 of 1 right" in text
     switch = buttons(reply["blocks"])
-    assert [b["text"]["text"] for b in switch] == ["বাংলায় দেখুন"]
+    assert [b["text"]["text"] for b in switch] == ["বাংলায় দেখুন", "Report a problem"]
     assert switch[0]["value"] == f"l:{post_id}:bn"
+    assert "📚" not in text  # a right answer is not added to review
 
     reply = await slack.fake.reply(bad.key)
     text = all_text(reply["blocks"])
@@ -87,6 +89,7 @@ async def test_right_and_wrong_clicks_get_private_replies(slack: Slack) -> None:
     assert "Explanation of capital." in text
     assert f"Why not {letters[wrong]}: Lyon is the third city of France." in text
     assert "0 points · 0 of 1 right" in text
+    assert "📚 Added to your review: /quiz review brings it back." in text
     assert await slack.app.store.answer_count(post_id) == 2
 
 
@@ -113,7 +116,10 @@ async def test_other_language_button_replaces_the_reply(slack: Slack) -> None:
     text = all_text(shown["blocks"])
     assert "সঠিক উত্তর: " in text and "প্যারিস" in text
     assert "capital-এর ব্যাখ্যা।" in text
-    assert [b["value"] for b in buttons(shown["blocks"])] == [f"l:{post_id}:en"]
+    assert [b["value"] for b in buttons(shown["blocks"])] == [
+        f"l:{post_id}:en",
+        card_key(TEST_DECK, "capital"),
+    ]
     assert await slack.app.store.answer_count(post_id) == 1
 
 
