@@ -46,6 +46,10 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--deck", help="deck id (default: the only deck, or ask)")
     play.add_argument("--locale", help="language of the questions, e.g. bn or en")
     play.add_argument("--user", help="your name on the local leaderboard")
+    play.add_argument(
+        "--review", action="store_true", help="the questions you missed, as they fall due"
+    )
+    play.add_argument("--topic", help="with --review: only questions of this topic (a tag)")
     play.add_argument("--config", help="config file")
 
     validate = sub.add_parser("validate", help="check deck files")
@@ -131,7 +135,9 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
     try:
         term = Terminal(sys.stdin, sys.stdout, sys.stderr, interactive=sys.stdin.isatty())
         user = args.user or getpass.getuser() or "player"
-        return await play(app.quiz, term, user, args.deck, args.locale)
+        return await play(
+            app.quiz, term, user, args.deck, args.locale, review=args.review, topic=args.topic
+        )
     finally:
         await app.close()
 

@@ -204,3 +204,42 @@ def test_unknown_deck_is_a_message_not_a_traceback(tmp_path: Path) -> None:
     assert proc.returncode != 0
     assert "Traceback" not in err
     assert "nope" in err
+
+
+def wrong_letter(screen: str, right: str) -> str:
+    return "A" if right_letter(screen, right) != "A" else "B"
+
+
+def test_review_brings_back_exactly_the_misses_in_the_terminal(tmp_path: Path) -> None:
+    """`quizbot play --review`: the two questions missed in the run, one at a time, with
+    when each comes back; then nothing more today."""
+    questions = seed("bn")
+    player = Player(tmp_path, "--locale", "bn", "--user", "tester")
+    for n, q in enumerate(questions):
+        screen = player.until_prompt()
+        assert screen is not None
+        missed = n in (2, 5)
+        player.type(
+            wrong_letter(screen, q["right"]) if missed else right_letter(screen, q["right"])
+        )
+    code, out, err = player.finish()
+    assert (code, err) == (0, "")
+    assert out.count("📚 আপনার রিভিউতে যোগ হলো") == 2
+
+    review = Player(tmp_path, "--review", "--locale", "bn", "--user", "tester")
+    for n in (2, 5):
+        screen = review.until_prompt()
+        assert screen is not None
+        assert "রিভিউ ·" in screen and flat(questions[n]["text"]) in flat(screen)
+        review.type(right_letter(screen, questions[n]["right"]))
+    code, out, err = review.finish()
+    assert (code, err) == (0, "")
+    assert "বাকি ২টা" in out and "বাকি ১টা" in out
+    assert out.count("কাল আবার আসবে।") == 2
+    assert "আজকের রিভিউ শেষ। 🎉" in out
+
+    again = Player(tmp_path, "--review", "--locale", "bn", "--user", "tester")
+    assert again.until_prompt() is None  # nothing due: no question asked
+    code, out, err = again.finish()
+    assert (code, err) == (0, "")
+    assert "আজকের রিভিউ শেষ। 🎉" in out and "পরের প্রশ্ন আসবে" in out

@@ -1,4 +1,5 @@
-"""`quizbot play`: a run through a deck in the terminal, on the server "local".
+"""`quizbot play`: a run through a deck in the terminal, on the server "local"; with
+`--review`, the questions missed there that are due for review.
 
 Reads one letter per question from standard input, so it works piped as well as on a TTY.
 `q` or end of input stops; the run is kept and the next `quizbot play` resumes it.
@@ -7,7 +8,7 @@ Reads one letter per question from standard input, so it works piped as well as 
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TextIO
 
 from bot.decks.model import Deck, pick
@@ -15,6 +16,7 @@ from bot.decks.numerals import number
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 from bot.domain.leaderboard import Period
+from bot.domain.review import ReviewStep
 from bot.domain.run import RunStep, RunSummary
 from bot.presentation.locales import text
 from bot.presentation.messages import (
@@ -26,6 +28,7 @@ from bot.presentation.messages import (
     step_message,
     summary_message,
 )
+from bot.presentation.review_messages import review_answer, review_done, review_question
 from bot.service.quiz import Quiz
 
 LOCAL_SERVER = "local"
@@ -101,6 +104,8 @@ def show_feedback(term: Terminal, msg: AnswerMessage) -> None:
     if msg.why:
         term.wrapped(msg.why)
     term.wrapped(msg.explanation)
+    if msg.review:
+        term.wrapped(msg.review)
 
 
 def read_letter(term: Terminal, letters: str, locale: str) -> int | None:
@@ -139,11 +144,17 @@ async def play(
     user: str,
     deck_id: str | None = None,
     locale: str | None = None,
+    *,
+    review: bool = False,
+    topic: str | None = None,
 ) -> int:
-    """Plays one run; returns the exit status. Refusals (an unknown deck) print a message."""
+    """Plays one run (or, with `review`, the review); returns the exit status. Refusals (an
+    unknown deck) print a message."""
     actor = Actor(server_id=LOCAL_SERVER, user_id=user, is_admin=True, locale=locale)
     ui = await quiz.ui_locale(actor)
     try:
+        if review:
+            return await _review(quiz, term, actor, locale, topic)
         return await _play(quiz, term, actor, deck_id, locale, ui)
     except QuizError as e:
         term.stderr.write(error_text(e, ui) + "\n")
@@ -174,4 +185,40 @@ async def _play(
         step = fb.next if fb.next is not None else fb.summary
     if isinstance(step, RunSummary):
         await show_summary(quiz, actor, term, step)
+    return 0
+
+
+def _in(step: ReviewStep, locale: str | None) -> ReviewStep:
+    """The step in `--locale`, when its deck has that language."""
+    return replace(step, locale=step.deck.locale_or_default(locale)) if locale else step
+
+
+async def _review(
+    quiz: Quiz, term: Terminal, actor: Actor, locale: str | None, topic: str | None
+) -> int:
+    """The due questions one at a time, each with its feedback and when it comes back."""
+    step = await quiz.start_review(actor, topic)
+    while isinstance(step, ReviewStep):
+        step = _in(step, locale)
+        msg = review_question(step)
+        term.say()
+        term.say(msg.header)
+        term.wrapped(msg.question)
+        for letter, choice in msg.choices:
+            term.wrapped(f"{letter}. {choice}", "   ", "      ")
+        index = read_letter(term, "".join(letter for letter, _ in msg.choices), step.locale)
+        if index is None:
+            term.say()
+            return 0
+        fb = await quiz.review_answer(actor, step.card.key, step.number, index, topic)
+        said = review_answer(fb, step.locale)
+        term.say(said.headline)
+        term.wrapped(said.answer)
+        if said.why:
+            term.wrapped(said.why)
+        term.wrapped(said.explanation)
+        term.wrapped(said.when)
+        step = fb.next
+    term.say()
+    term.wrapped(review_done(step))
     return 0
