@@ -23,6 +23,7 @@ from bot.config import Config, ConfigError, SetupError, load_config
 
 if TYPE_CHECKING:
     from bot.domain.health import Try
+    from bot.domain.problems import ProblemReport
 
 log = logging.getLogger("quizbot")
 DRAIN_SECONDS = 10.0
@@ -203,13 +204,16 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     return 0
 
 
-async def _answer_log(config: Config, server: str | None, deck: str | None) -> list[Try]:
+async def _answer_log(
+    config: Config, server: str | None, deck: str | None
+) -> tuple[list[Try], list[ProblemReport]]:
     from bot.storage import open_store
     from bot.storage.url import database_url
 
     store = await open_store(database_url(config.database_url, config.base_dir))
     try:
-        return list(await store.answer_log(server, deck))
+        log = list(await store.answer_log(server, deck))
+        return log, list(await store.problem_reports(server, deck))
     finally:
         await store.close()
 
@@ -217,19 +221,23 @@ async def _answer_log(config: Config, server: str | None, deck: str | None) -> l
 def _report(config: Config, args: argparse.Namespace) -> int:
     from bot.decks.loading import load_decks
     from bot.domain.health import health
-    from bot.presentation.health_report import html, table
+    from bot.presentation.health_report import html, report_list, table
 
     decks = {d.id: d for d in load_decks(config.question_paths).decks}
     if args.deck is not None and args.deck not in decks:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
         return 1
     chosen = [decks[args.deck]] if args.deck else sorted(decks.values(), key=lambda d: d.id)
-    log = asyncio.run(_answer_log(config, args.server, args.deck))
+    log, reports = asyncio.run(_answer_log(config, args.server, args.deck))
     questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
-    rows = health(log, questions)
+    rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
     print(table(rows))
+    if reports:
+        print()
+        print(report_list(reports))
     if args.html:
-        Path(args.html).write_text(html(rows, decks, args.locale), encoding="utf-8")
+        page = html(rows, decks, args.locale, reports)
+        Path(args.html).write_text(page, encoding="utf-8")
         print(f"{args.html}: the report with a chart per question")
     return 0
 

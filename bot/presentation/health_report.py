@@ -9,6 +9,7 @@ from html import escape
 
 from bot.decks.model import Deck, pick
 from bot.domain.health import QuestionHealth
+from bot.domain.problems import ProblemReport
 
 LETTERS = "ABCDE"
 
@@ -38,6 +39,21 @@ def table(rows: Sequence[QuestionHealth]) -> str:
     return "\n".join(lines)
 
 
+def _report_line(r: ProblemReport) -> str:
+    text = " ".join(r.text.split()) or "-"
+    return (
+        f"{r.reported_at:%Y-%m-%d} {r.server_id}/{r.user_id} {r.reason.value} "
+        f"(deck version {r.deck_version}): {text}"
+    )
+
+
+def report_list(reports: Sequence[ProblemReport]) -> str:
+    """Players' problem reports, oldest first, one line each."""
+    lines = [f"Problem reports ({len(reports)}):"]
+    lines += [f"  {r.deck_id}/{r.question_id} {_report_line(r)}" for r in reports]
+    return "\n".join(lines)
+
+
 def _chart(row: QuestionHealth, answer: int | None) -> str:
     """Horizontal bars, one per choice; the right one green."""
     most = max(row.picks.values(), default=0) or 1
@@ -55,8 +71,22 @@ def _chart(row: QuestionHealth, answer: int | None) -> str:
     return f'<svg width="380" height="{height}" role="img">{"".join(bars)}</svg>'
 
 
-def html(rows: Sequence[QuestionHealth], decks: dict[str, Deck], locale: str | None) -> str:
-    """One self-contained page: per question its text, figures, flags and choice chart."""
+def _reports_html(row: QuestionHealth, reports: Sequence[ProblemReport]) -> str:
+    mine = [r for r in reports if (r.deck_id, r.question_id) == (row.deck_id, row.question_id)]
+    if not mine:
+        return ""
+    items = "".join(f"<li>{escape(_report_line(r))}</li>" for r in mine)
+    return f'<ul class="reports">{items}</ul>'
+
+
+def html(
+    rows: Sequence[QuestionHealth],
+    decks: dict[str, Deck],
+    locale: str | None,
+    reports: Sequence[ProblemReport] = (),
+) -> str:
+    """One self-contained page: per question its text, figures, flags, choice chart and the
+    problem reports players sent about it."""
     sections = []
     for row in rows:
         deck = decks.get(row.deck_id)
@@ -75,7 +105,7 @@ def html(rows: Sequence[QuestionHealth], decks: dict[str, Deck], locale: str | N
             f'<p>{escape(text)}</p><ol type="A">{choices}</ol>'
             f"<p>{row.answered} answered · {_percent(row.right if row.answered else None)} right"
             f" on the first try · discrimination {_signed(row.discrimination)} {flags}</p>"
-            f"{_chart(row, answer)}</section>"
+            f"{_chart(row, answer)}{_reports_html(row, reports)}</section>"
         )
     flagged = sum(1 for row in rows if row.flags)
     return f"""<!doctype html>

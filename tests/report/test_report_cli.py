@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.domain.problems import ProblemReport, Reason
 from bot.storage import open_store
 from tests.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers, deck_yaml
 
@@ -24,6 +25,11 @@ async def _simulate(url: str) -> int:
                 runs[user] = await store.start_run(SERVER, user, DECK, 1, when)
             await store.record_run_answer(runs[user], question, choice, choice == 0, when)
             count += 1
+        await store.report_problem(
+            ProblemReport(
+                SERVER, "p7", DECK, ORDINARY[0], "abc123", Reason.TYPO, "“GPU” misspelt <b>", when
+            )
+        )
         return count
     finally:
         await store.close()
@@ -56,10 +62,14 @@ def test_report_flags_the_planted_questions(tmp_path: Path) -> None:
         assert " 300 " in lines[f"{DECK}/{question}"]
     for question in ORDINARY:
         assert not any(flag in lines[f"{DECK}/{question}"] for flag in PLANTED.values())
-    assert f"{len(QUESTIONS)} questions, {len(PLANTED)} flagged" in proc.stdout
+    assert lines[f"{DECK}/{ORDINARY[0]}"].endswith("reported by players")
+    assert f"{len(QUESTIONS)} questions, {len(PLANTED) + 1} flagged" in proc.stdout
+    assert "Problem reports (1):" in proc.stdout
+    assert f"{DECK}/{ORDINARY[0]} " in proc.stdout and "typo (deck version abc123)" in proc.stdout
 
     page = (tmp_path / "health.html").read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and page.count("<svg") == len(QUESTIONS)
     for flag in PLANTED.values():
         assert f'<span class="flag">{flag}</span>' in page
     assert "The question called backwards?" in page
+    assert "“GPU” misspelt &lt;b&gt;" in page
