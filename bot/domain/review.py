@@ -4,8 +4,9 @@ Nothing here is stored as state: a person's cards are worked out from what they 
 time order. A wrong answer in a post or a run puts the question in review, due at once; each
 right answer in review moves it up a box and it comes back after that box's interval (1, 3,
 7, 16, then 35 days); a miss in review sends it back to the first box (due the next day).
-After the last box it has graduated and is due no more. Days are calendar days in the
-server's time zone, so "tomorrow" is tomorrow whether or not the clocks changed overnight.
+Right once more after the last box, it has graduated and is due no more. Days are calendar
+days in the server's time zone, so "tomorrow" is tomorrow whether or not the clocks changed
+overnight.
 
 Deriving the cards keeps the click path as it was (a miss is the stored answer itself, so a
 crash can never lose one from review) and makes `quizbot forget` and season resets need

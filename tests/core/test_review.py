@@ -198,3 +198,23 @@ async def test_a_topic_no_deck_has_is_refused(quiz: Quiz) -> None:
     with pytest.raises(QuizError) as refused:
         await quiz.start_review(ME, tag="bogus")
     assert refused.value.key == "unknown_topic"
+
+
+async def test_six_rights_in_a_row_and_a_question_is_learnt(
+    quiz: Quiz, clock: ManualClock
+) -> None:
+    await _post_and_answer(quiz, ME, "q3", right=False)
+    waits = []
+    for _ in range(6):
+        step = await quiz.start_review(ME)
+        assert isinstance(step, ReviewStep) and step.question.id == "q3"
+        right = step.order.index(step.question.answer)
+        fb = await quiz.review_answer(ME, step.card.key, step.number, right)
+        waits.append(fb.days)
+        if fb.days is not None:
+            clock.advance(timedelta(days=fb.days))
+    assert waits == [1, 3, 7, 16, 35, None]
+    clock.advance(timedelta(days=400))
+    done = await quiz.start_review(ME)
+    assert isinstance(done, ReviewDone) and done.next_due is None
+    assert (await quiz.mastery(ME)).mastered == 1
