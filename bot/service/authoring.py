@@ -46,7 +46,7 @@ class Authoring:
                 question_id=question.id,
                 deck_version=deck.version,
                 reason=chosen,
-                text=text.strip()[:TEXT_LIMIT],
+                text=_printable(text)[:TEXT_LIMIT],
                 reported_at=self.clock.now(),
             )
         )
@@ -61,3 +61,10 @@ class Authoring:
         questions = {(deck.id, q.id): (len(q.choices), q.answer) for q in deck}
         rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
         return HealthView(deck, rows, reports, await self.ui_locale(actor))
+
+
+def _printable(text: str) -> str:
+    """What a player typed, without control characters (line breaks kept): it is shown to
+    admins in chat and in terminals."""
+    kept = "".join(c for c in text if c in "\n\t" or c.isprintable())
+    return kept.strip()

@@ -12,6 +12,8 @@ from urllib.parse import urlencode
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.problems import Reason
+from bot.domain.review import card_key
+from bot.service.problem_digest import ProblemDigest
 from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
 from tests.slack.harness import VERIFICATION_TOKEN, Sent, all_text, buttons
 
@@ -231,3 +233,19 @@ async def test_report_a_problem_opens_a_form_and_stores_what_was_sent(slack: Sla
     text = all_text(health["blocks"])
     assert "1. 1 answered · 0% right · D - · ⚠️ too hard, reported by players" in text
     assert "The answer is wrong · <@U9>: Lyon, surely" in text
+
+
+async def test_the_daily_summary_reaches_the_configured_admin_as_a_dm(slack: Slack) -> None:
+    await slack.app.quiz.report_problem(
+        Actor(SERVER, "U9"), card_key(TEST_DECK, "sky"), "typo", "nil\x1fU1\x1f <!channel>"
+    )
+    assert slack.bot.delivery is not None
+    digest = ProblemDigest(slack.app.store, slack.app.quiz, {"slack": slack.bot.delivery})
+    assert await digest.send(datetime.now(UTC)) == [SERVER]
+    dm = slack.fake.api("chat.postMessage")[-1].params
+    assert dm["channel"] == "UCONFIGADMIN"
+    blocks = dm["blocks"] if isinstance(dm["blocks"], list) else json.loads(dm["blocks"])
+    text = all_text(blocks)
+    assert "Problem reports about quiz questions since the last summary: 1" in text
+    assert "A typo or a translation slip · <@U9>: nilU1 &lt;!channel&gt;" in text
+    assert await slack.app.store.unsent_problem_reports() == []
