@@ -25,11 +25,18 @@ class Refresher(Generic[K]):
         self._clock = clock
         self._interval = interval
         self._pending: dict[K, asyncio.Task[None]] = {}
+        """Refreshes waiting out their interval, by key."""
+        self._tasks: set[asyncio.Task[None]] = set()
+        """Every refresh not yet done, waiting or running: a running one has left `_pending`
+        (a click during its edit needs a refresh after it), and `flush` must wait for it."""
 
     def touch(self, key: K) -> None:
         """Asks for a refresh of `key`; a refresh already waiting covers this one too."""
         if key not in self._pending:
-            self._pending[key] = asyncio.create_task(self._later(key))
+            task = asyncio.create_task(self._later(key))
+            self._pending[key] = task
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
     async def _later(self, key: K) -> None:
         try:
@@ -48,6 +55,6 @@ class Refresher(Generic[K]):
             task.cancel()
 
     async def flush(self) -> None:
-        """Waits for every waiting refresh (tests; shutdown)."""
-        while self._pending:
-            await asyncio.gather(*list(self._pending.values()), return_exceptions=True)
+        """Waits for every refresh waiting or under way (tests; shutdown)."""
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
