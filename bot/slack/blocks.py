@@ -175,16 +175,35 @@ def report_button(label: str | None, deck_id: str, question_id: str) -> list[But
     return [_button(label, actions.REPORT, card_key(deck_id, question_id))]
 
 
+@functools.lru_cache(maxsize=4096)
+def _reply_buttons(
+    post_id: int,
+    switch: tuple[str, str] | None,
+    report_label: str | None,
+    deck_id: str,
+    question_id: str,
+) -> ActionsBlock | None:
+    """The reply's buttons (other language, Report a problem): one block per post and
+    language, so a burst's replies share it and its checked dict (`_as_dict`)."""
+    elements = report_button(report_label, deck_id, question_id)
+    if switch is not None:
+        label, locale = switch
+        elements.insert(0, _button(label, actions.LOCALE, actions.locale_value(post_id, locale)))
+    return ActionsBlock(block_id="quiz_switch", elements=elements) if elements else None
+
+
 def answer_reply(result: AnswerResult) -> Reply:
-    """The private reply to a click on a post, with the other-language button."""
+    """The private reply to a click on a post, with the other-language and Report a problem
+    buttons."""
     msg = messages.answer_message(result)
     blocks = _answer_blocks(msg)
-    elements = report_button(msg.report_label, result.view.deck.id, result.view.question.id)
+    view = result.view
+    switch = None
     if msg.switch_label and msg.switch_locale:
-        value = actions.locale_value(result.view.post.id, msg.switch_locale)
-        elements.insert(0, _button(msg.switch_label, actions.LOCALE, value))
-    if elements:
-        blocks.append(ActionsBlock(block_id="quiz_switch", elements=elements))
+        switch = (msg.switch_label, msg.switch_locale)
+    buttons = _reply_buttons(view.post.id, switch, msg.report_label, view.deck.id, view.question.id)
+    if buttons is not None:
+        blocks.append(buttons)
     return Reply(_fallback(msg.headline, msg.answer), blocks)
 
 
