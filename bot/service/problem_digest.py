@@ -3,8 +3,9 @@ since the last summary, once a day at most.
 
 A report is marked sent only once some admin was told, so a server with no admin the bot
 knows of (no daily question set, none configured) keeps its reports for `quizbot report`
-and `/quiz report`, and for the summary once an admin appears. Runs from the scheduler's
-loop, at most every `EVERY`.
+and `/quiz report`, and for the summary once an admin appears (if every DM of a day's
+summary fails, the reports go in the next day's). Runs from the scheduler's loop, at most
+every `EVERY`; several processes share the day's claim (`first_seen`), so one sends it.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ EVERY = timedelta(minutes=10)
 """How often the loop looks for reports to send."""
 
 
-def meta_key(server_id: str) -> str:
+def claim_key(server_id: str) -> str:
     return f"problem_digest:{server_id}"
 
 
@@ -65,11 +66,13 @@ class ProblemDigest:
         delivery = self.deliveries.get(server_id.partition(":")[0])
         if delivery is None:
             return False
-        last = await self.store.get_meta(meta_key(server_id))
-        if last is not None and now - datetime.fromisoformat(last) < DAY:
-            return False
         admins = set(await delivery.admins(server_id))
         admins |= {s.created_by for s in await self.store.server_schedules(server_id)}
+        if not admins:
+            return False
+        # The day's claim: one process of several sends it, and none again for a day.
+        if not await self.store.first_seen(claim_key(server_id), now, now + DAY):
+            return False
         decks = {d.id: d for d in self.quiz.decks}
         sent = False
         for admin in sorted(admins):
@@ -78,5 +81,4 @@ class ProblemDigest:
             sent = await delivery.tell(server_id, admin, message) or sent
         if sent:
             await self.store.mark_problems_sent([r.id for r in reports if r.id is not None], now)
-            await self.store.set_meta(meta_key(server_id), now.isoformat())
         return sent

@@ -3,6 +3,7 @@ health, and sent to the server's admins in one summary a day at most."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -13,6 +14,7 @@ from bot.domain.errors import QuizError
 from bot.domain.health import Flag
 from bot.domain.review import card_key
 from bot.service.ports import QuizStore
+from bot.service.problem_digest import ProblemDigest
 from tests.core.schedule_fakes import FakeDelivery, World, world
 from tests.storage.databases import any_store
 
@@ -83,5 +85,15 @@ async def test_reports_wait_while_no_admin_can_be_told(w: World, clock: ManualCl
     w.delivery.unreachable.clear()
     clock.advance(timedelta(minutes=11))
     await w.scheduler.tick()
+    assert w.delivery.told == []  # that day's summary was tried: the next day's takes them
+    clock.advance(timedelta(days=1))
+    await w.scheduler.tick()
     assert [user for _, user, _ in w.delivery.told] == ["owner"]
     assert await w.store.unsent_problem_reports() == []
+
+
+async def test_two_processes_send_one_summary(w: World, clock: ManualClock) -> None:
+    await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
+    other = ProblemDigest(w.store, w.quiz, {"slack": w.delivery})
+    await asyncio.gather(w.scheduler.digest.send(clock.now()), other.send(clock.now()))
+    assert [user for _, user, _ in w.delivery.told] == ["owner"]
