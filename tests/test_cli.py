@@ -77,6 +77,21 @@ def test_export_after_a_terminal_game(tmp_path: Path) -> None:
     assert answers[0].startswith("season,answered_at,user_id")
     assert len(answers) == 1 + 8 and all(",mitu," in line for line in answers[1:])
     assert "out/local-answers.csv: 8 rows" in proc.stdout
+    missed = sum(1 for line in answers[1:] if line.split(",")[9] == "0")
+    reviewed = subprocess.run(
+        [sys.executable, "-m", "bot", "play", "--review", "--user", "mitu"],
+        input="a\n" * missed,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert reviewed.returncode == 0, reviewed.stderr
+    again = quizbot(tmp_path, config, "export", "--server", "local", "--out", "out")
+    reviews = (tmp_path / "out" / "local-reviews.csv").read_text(encoding="utf-8").splitlines()
+    assert reviews[0] == "answered_at,user_id,deck_id,question_id,number,choice,correct"
+    assert len(reviews) == 1 + missed > 1 and all(",mitu," in line for line in reviews[1:])
+    assert "out/local-problem-reports.csv: 0 rows" in again.stdout
 
 
 def test_forget_deletes_a_players_answers(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""`quizbot export --server ID`: a server's answers and leaderboards as CSV, for spreadsheets.
+"""`quizbot export --server ID`: a server's answers and leaderboards as CSV, for spreadsheets;
+with its review answers and the problem reports its players sent.
 
 Rows are streamed, so a server with millions of answers exports in constant memory. Cells
 that a spreadsheet would run as a formula (=, +, -, @ first) are prefixed with a quote.
@@ -12,11 +13,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import case, func, select
+from sqlalchemy import Select, case, func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.storage.engine import store_engine
-from bot.storage.tables import answers
+from bot.storage.tables import answers, problem_reports, review_answers
 
 ANSWER_COLUMNS = [
     "season",
@@ -30,6 +31,17 @@ ANSWER_COLUMNS = [
     "choice",
     "correct",
     "points",
+]
+REVIEW_COLUMNS = ["answered_at", "user_id", "deck_id", "question_id", "number", "choice", "correct"]
+REPORT_COLUMNS = [
+    "reported_at",
+    "user_id",
+    "deck_id",
+    "question_id",
+    "deck_version",
+    "reason",
+    "text",
+    "sent_at",
 ]
 BOARD_COLUMNS = ["season", "rank", "user_id", "points", "answered", "correct", "reached_at"]
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
@@ -142,20 +154,55 @@ async def _write_boards(conn: AsyncConnection, server_id: str, path: Path) -> in
     return count
 
 
+async def _write_rows(
+    conn: AsyncConnection, query: Select[Any], columns: list[str], path: Path
+) -> int:
+    """Streams `query`'s rows, in `columns`' order, as CSV."""
+    count = 0
+    with path.open("w", newline="", encoding="utf-8") as f:
+        out = csv.writer(f)
+        out.writerow(columns)
+        async for row in await conn.stream(query):
+            out.writerow([cell(int(v) if isinstance(v, bool) else v) for v in row])
+            count += 1
+    return count
+
+
+def _reviews(server_id: str) -> Select[Any]:
+    r = review_answers.c
+    columns = [getattr(r, name) for name in REVIEW_COLUMNS]
+    return select(*columns).where(r.server_id == server_id).order_by(r.answered_at, r.id)
+
+
+def _reports(server_id: str) -> Select[Any]:
+    p = problem_reports.c
+    columns = [getattr(p, name) for name in REPORT_COLUMNS]
+    return select(*columns).where(p.server_id == server_id).order_by(p.id)
+
+
 async def export_server(
     url: str, server_id: str, out_dir: Path, *, schema: str | None = None
 ) -> dict[Path, int]:
-    """Writes `<server>-answers.csv` and `<server>-leaderboard.csv` into the existing folder
-    `out_dir`; returns the rows written per file."""
+    """Writes `<server>-answers.csv`, `<server>-leaderboard.csv`, `<server>-reviews.csv` and
+    `<server>-problem-reports.csv` into the existing folder `out_dir`; returns the rows
+    written per file."""
     stem = file_stem(server_id)
     answers_path = out_dir / f"{stem}-answers.csv"
     board_path = out_dir / f"{stem}-leaderboard.csv"
+    reviews_path = out_dir / f"{stem}-reviews.csv"
+    reports_path = out_dir / f"{stem}-problem-reports.csv"
     engine = store_engine(url, schema=schema)
     try:
         async with engine.connect() as conn:
             written = {
                 answers_path: await _write_answers(conn, server_id, answers_path),
                 board_path: await _write_boards(conn, server_id, board_path),
+                reviews_path: await _write_rows(
+                    conn, _reviews(server_id), REVIEW_COLUMNS, reviews_path
+                ),
+                reports_path: await _write_rows(
+                    conn, _reports(server_id), REPORT_COLUMNS, reports_path
+                ),
             }
     finally:
         await engine.dispose()
