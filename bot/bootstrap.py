@@ -12,6 +12,7 @@ from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock, SystemClock
 from bot.observability.ops import ops_listener
 from bot.presentation.locales import LOCALES
+from bot.presentation.report_messages import digest_text
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
@@ -65,6 +66,7 @@ async def build_app(
         {},
         catch_up_hours=timing.catch_up_hours,
         close_after_hours=timing.close_after_hours,
+        render_summary=digest_text,
     )
     schedules = Schedules(store, quiz, clock)
     url = database_url(config.database_url, config.base_dir)

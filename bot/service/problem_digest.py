@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
+from bot.decks.model import Deck
 from bot.domain.actor import Actor
 from bot.domain.problems import ProblemReport
-from bot.presentation.report_messages import digest_text
 from bot.service.delivery import Delivery
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
@@ -29,13 +29,21 @@ EVERY = timedelta(minutes=10)
 """How often the loop looks for reports to send."""
 
 
+Render = Callable[[Sequence[ProblemReport], Mapping[str, Deck], str, Callable[[str], str]], str]
+"""Writes the summary (reports, decks by id, locale, mention): the composition root passes
+`bot.presentation.report_messages.digest_text`, as services import no presentation."""
+
+
 def claim_key(server_id: str) -> str:
     return f"problem_digest:{server_id}"
 
 
 class ProblemDigest:
-    def __init__(self, store: QuizStore, quiz: Quiz, deliveries: Mapping[str, Delivery]) -> None:
+    def __init__(
+        self, store: QuizStore, quiz: Quiz, deliveries: Mapping[str, Delivery], render: Render
+    ) -> None:
         self.store = store
+        self.render = render
         self.quiz = quiz
         self.deliveries = deliveries
         """Shared with the scheduler, which registers each platform's as it connects."""
@@ -77,7 +85,7 @@ class ProblemDigest:
         sent = False
         for admin in sorted(admins):
             locale = await self.quiz.ui_locale(Actor(server_id, admin))
-            message = digest_text(reports, decks, locale, delivery.mention)
+            message = self.render(reports, decks, locale, delivery.mention)
             sent = await delivery.tell(server_id, admin, message) or sent
         if sent:
             await self.store.mark_problems_sent([r.id for r in reports if r.id is not None], now)

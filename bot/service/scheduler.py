@@ -34,7 +34,7 @@ from bot.domain.records import EnabledSchedule, SlotStatus
 from bot.domain.schedule import Schedule, Slot
 from bot.service.delivery import Delivery, DeliveryError, show_reveal
 from bot.service.ports import QuizStore
-from bot.service.problem_digest import ProblemDigest
+from bot.service.problem_digest import ProblemDigest, Render
 from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.service.schedules import choose_question, close_open_posts
@@ -87,6 +87,7 @@ class Scheduler:
         catch_up_hours: float = 6.0,
         close_after_hours: float | None = None,
         interval: float = TICK_SECONDS,
+        render_summary: Render | None = None,
     ) -> None:
         self.store = store
         self.quiz = quiz
@@ -97,7 +98,12 @@ class Scheduler:
         self.close_after = None if close_after_hours is None else timedelta(hours=close_after_hours)
         self.interval = interval
         self._unserved: set[int] = set()
-        self.digest = ProblemDigest(store, quiz, self.deliveries)
+        self.digest = (
+            None
+            if render_summary is None
+            else ProblemDigest(store, quiz, self.deliveries, render_summary)
+        )
+        """The daily summary of problem reports; None (not sent) without a way to write it."""
 
     async def run(self) -> None:
         """Ticks every `interval` seconds until cancelled. A tick never raises."""
@@ -126,7 +132,8 @@ class Scheduler:
             except Exception:
                 log.exception("scheduler: closing old posts")
         try:
-            report.summaries = await self.digest.maybe_send(now)
+            if self.digest is not None:
+                report.summaries = await self.digest.maybe_send(now)
         except Exception:
             log.exception("scheduler: the summary of problem reports")
         return report

@@ -13,6 +13,7 @@ from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
+from bot.presentation.report_messages import digest_text
 from bot.service.delivery import DeliveryError
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
@@ -118,6 +119,7 @@ def world(
         dict.fromkeys(platforms, delivery),
         catch_up_hours=catch_up_hours,
         close_after_hours=close_after_hours,
+        render_summary=digest_text,
     )
     return World(store, clock, quiz, Schedules(store, quiz, clock), scheduler, delivery)
 

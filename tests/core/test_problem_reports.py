@@ -13,6 +13,7 @@ from bot.domain.clock import ManualClock
 from bot.domain.errors import QuizError
 from bot.domain.health import Flag
 from bot.domain.review import card_key
+from bot.presentation.report_messages import digest_text
 from bot.service.ports import QuizStore
 from bot.service.problem_digest import ProblemDigest
 from tests.core.schedule_fakes import FakeDelivery, World, world
@@ -94,6 +95,7 @@ async def test_reports_wait_while_no_admin_can_be_told(w: World, clock: ManualCl
 
 async def test_two_processes_send_one_summary(w: World, clock: ManualClock) -> None:
     await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
-    other = ProblemDigest(w.store, w.quiz, {"slack": w.delivery})
+    other = ProblemDigest(w.store, w.quiz, {"slack": w.delivery}, digest_text)
+    assert w.scheduler.digest is not None
     await asyncio.gather(w.scheduler.digest.send(clock.now()), other.send(clock.now()))
     assert [user for _, user, _ in w.delivery.told] == ["owner"]

@@ -43,7 +43,12 @@ async def test_export_answers_and_leaderboards(db: Database, tmp_path: Path) -> 
     written = await export_server(db.url, "slack:T1", tmp_path, schema=db.schema)
     answers_csv = tmp_path / "slack_T1-answers.csv"
     board_csv = tmp_path / "slack_T1-leaderboard.csv"
-    assert written == {answers_csv: 4, board_csv: 3}
+    assert written == {
+        answers_csv: 4,
+        board_csv: 3,
+        tmp_path / "slack_T1-reviews.csv": 0,
+        tmp_path / "slack_T1-problem-reports.csv": 0,
+    }
 
     exported = rows(answers_csv)
     assert [
