@@ -3,9 +3,11 @@
 Each is a `DynamicItem` whose template parses the custom_id (<= 100 characters) back into
 plain values; the callback makes one core call (committed before any response), answers in
 the interaction's first callback, and says what the click did (`Handled`), which `clicked`
-records. A custom_id that no template matches (an old
-format, a tampered one) is answered by the client with `error.stale_click`; one that matches
-but names no open post gets the same from the core.
+records. Review's buttons (`bot.discord.review`) and Report a problem
+(`bot.discord.reports`) live in modules of their own; `TEMPLATES` and `DYNAMIC_ITEMS`
+list them all. A custom_id that no template matches (an old format, a tampered one) is
+answered by the client with `error.stale_click`; one that matches but names no open post
+gets the same from the core.
 """
 
 from __future__ import annotations
@@ -17,12 +19,16 @@ import discord
 
 from bot.discord import embeds as render
 from bot.discord.clicks import clicked
+from bot.discord.components import Button, button, stopped_view
 from bot.discord.context import client_of
 from bot.discord.identity import actor
 from bot.discord.replies import send, update
+from bot.discord.reports import REPORT, ReportButton, report_button
+from bot.discord.review import REVIEW, TOPIC, ReviewButton, TopicButton
 from bot.domain.answer import AnswerResult
 from bot.domain.post import LETTERS, PostView
 from bot.domain.records import AnswerStatus
+from bot.domain.review import card_key
 from bot.domain.run import RunFeedback, RunStep
 from bot.observability.clicklog import DONE, Handled
 from bot.presentation.locales import text
@@ -33,7 +39,6 @@ from bot.presentation.messages import (
     summary_message,
 )
 
-Button = discord.ui.Button[discord.ui.View]
 _ID = r"[0-9]{1,18}"  # a database id that fits a signed 64-bit integer
 
 ANSWER = re.compile(rf"quiz:a:(?P<post>{_ID}):(?P<choice>[0-4])")
@@ -46,18 +51,12 @@ RESET = re.compile(r"quiz:reset:(?P<answer>yes|no)(?::(?P<season>[0-9]{1,9}))?")
 season 0, which never runs, so it is refused as stale."""
 FORGET = re.compile(r"quiz:forget:(?P<answer>yes|no|hide|show)")
 """The buttons of /quiz privacy: delete everything (yes), keep it (no), hide or show me."""
-TEMPLATES = (ANSWER, SWITCH, RUN, RESET, FORGET)
+TEMPLATES = (ANSWER, SWITCH, RUN, RESET, FORGET, REVIEW, TOPIC, REPORT)
 
 
 def known(custom_id: str) -> bool:
     """Whether one of our buttons would take this custom_id."""
     return any(t.fullmatch(custom_id) for t in TEMPLATES)
-
-
-def _button(
-    custom_id: str, label: str, style: discord.ButtonStyle, disabled: bool = False
-) -> Button:
-    return discord.ui.Button(label=label, custom_id=custom_id, style=style, disabled=disabled)
 
 
 class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
@@ -70,7 +69,7 @@ class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         disabled: bool = False,
     ) -> None:
-        super().__init__(_button(f"quiz:a:{post_id}:{choice}", LETTERS[choice], style, disabled))
+        super().__init__(button(f"quiz:a:{post_id}:{choice}", LETTERS[choice], style, disabled))
         self.post_id = post_id
         self.choice = choice
 
@@ -102,9 +101,7 @@ class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
     """Shows the clicker's answer to post `post_id` again, in `locale`."""
 
     def __init__(self, post_id: int, locale: str, label: str) -> None:
-        super().__init__(
-            _button(f"quiz:l:{post_id}:{locale}", label, discord.ButtonStyle.secondary)
-        )
+        super().__init__(button(f"quiz:l:{post_id}:{locale}", label, discord.ButtonStyle.secondary))
         self.post_id = post_id
         self.locale = locale
 
@@ -140,7 +137,7 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
         disabled: bool = False,
     ) -> None:
         custom_id = f"quiz:r:{run_id}:{question_id}:{choice}"
-        super().__init__(_button(custom_id, LETTERS[choice], style, disabled))
+        super().__init__(button(custom_id, LETTERS[choice], style, disabled))
         self.run_id = run_id
         self.question_id = question_id
         self.choice = choice
@@ -162,12 +159,10 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
             actor(interaction), self.run_id, self.question_id, self.choice, deadline=deadline
         )
         shown = interaction.message.embeds[:1] if interaction.message else []
-        card = render.answer(
-            feedback_message(feedback), None if feedback.duplicate else feedback.correct
-        )
-        await update(
-            interaction, embeds=[*shown, card], view=run_answered_view(self.run_id, feedback)
-        )
+        msg = feedback_message(feedback)
+        card = render.answer(msg, None if feedback.duplicate else feedback.correct)
+        view = run_answered_view(self.run_id, feedback, msg.report_label)
+        await update(interaction, embeds=[*shown, card], view=view)
         if feedback.next is not None:
             await send(
                 interaction,
@@ -188,7 +183,7 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
 
     def __init__(self, answer: str, season: int, label: str = "") -> None:
         style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
-        super().__init__(_button(f"quiz:reset:{answer}:{season}", label or answer, style))
+        super().__init__(button(f"quiz:reset:{answer}:{season}", label or answer, style))
         self.answer = answer
         self.season = season
 
@@ -218,7 +213,7 @@ class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
 
     def __init__(self, answer: str, label: str = "") -> None:
         style = discord.ButtonStyle.danger if answer == "yes" else discord.ButtonStyle.secondary
-        super().__init__(_button(f"quiz:forget:{answer}", label or answer, style))
+        super().__init__(button(f"quiz:forget:{answer}", label or answer, style))
         self.answer = answer
 
     @classmethod
@@ -252,38 +247,34 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
     RunButton,
     ResetButton,
     ForgetButton,
+    ReviewButton,
+    TopicButton,
+    ReportButton,
 )
 
 
 def answer_reply(result: AnswerResult) -> tuple[discord.Embed, discord.ui.View | None]:
-    """The private reply to a click, and its "show in the other language" button."""
+    """The private reply to a click, and its "show in the other language" and "Report a
+    problem" buttons."""
     msg = answer_message(result)
     card = render.answer(msg, result.correct if result.status is AnswerStatus.NEW else None)
-    if msg.switch_locale is None or msg.switch_label is None:
-        return card, None
-    return card, _view(SwitchButton(result.view.post.id, msg.switch_locale, msg.switch_label))
-
-
-def _view(*items: discord.ui.Item[Any]) -> discord.ui.View:
-    """A view of dynamic items, already stopped: clicks reach them by custom_id pattern
-    (`DYNAMIC_ITEMS`), so discord.py need not keep the view, nor (for an ephemeral reply)
-    a 15-minute timer per message sent."""
-    view = discord.ui.View(timeout=None)
-    for item in items:
-        view.add_item(item)
-    view.stop()
-    return view
+    items: list[discord.ui.Item[Any]] = []
+    if msg.switch_locale is not None and msg.switch_label is not None:
+        items.append(SwitchButton(result.view.post.id, msg.switch_locale, msg.switch_label))
+    view = result.view
+    items += report_button(card_key(view.deck.id, view.question.id), msg.report_label)
+    return card, stopped_view(*items) if items else None
 
 
 def post_view(post: PostView) -> discord.ui.View:
     """One button per choice, labelled A to E as shown."""
-    return _view(*(AnswerButton(post.post.id, i) for i in range(len(post.post.order))))
+    return stopped_view(*(AnswerButton(post.post.id, i) for i in range(len(post.post.order))))
 
 
 def reveal_view(post: PostView) -> discord.ui.View:
     """The same buttons, disabled; the right one green."""
     right = post.post.order.index(post.question.answer)
-    return _view(
+    return stopped_view(
         *(
             AnswerButton(
                 post.post.id,
@@ -297,11 +288,16 @@ def reveal_view(post: PostView) -> discord.ui.View:
 
 
 def run_view(step: RunStep) -> discord.ui.View:
-    return _view(*(RunButton(step.run.id, step.question.id, i) for i in range(len(step.order))))
+    return stopped_view(
+        *(RunButton(step.run.id, step.question.id, i) for i in range(len(step.order)))
+    )
 
 
-def run_answered_view(run_id: int, feedback: RunFeedback) -> discord.ui.View:
-    """The answered question's buttons, disabled: the right one green, a wrong pick red."""
+def run_answered_view(
+    run_id: int, feedback: RunFeedback, report_label: str | None = None
+) -> discord.ui.View:
+    """The answered question's buttons, disabled: the right one green, a wrong pick red;
+    below them, Report a problem."""
     right = feedback.order.index(feedback.question.answer)
     picked = feedback.order.index(feedback.answer.choice)
 
@@ -310,17 +306,18 @@ def run_answered_view(run_id: int, feedback: RunFeedback) -> discord.ui.View:
             return discord.ButtonStyle.success
         return discord.ButtonStyle.danger if i == picked else discord.ButtonStyle.secondary
 
-    return _view(
+    return stopped_view(
         *(
             RunButton(run_id, feedback.question.id, i, style(i), disabled=True)
             for i in range(len(feedback.order))
-        )
+        ),
+        *report_button(card_key(feedback.deck.id, feedback.question.id), report_label, row=1),
     )
 
 
 def reset_view(locale: str, season: int) -> discord.ui.View:
     """Confirm and cancel for starting the season after `season`, the one running now."""
-    return _view(
+    return stopped_view(
         ResetButton("yes", season, text(locale, "reset.yes")),
         ResetButton("no", season, text(locale, "reset.no")),
     )
@@ -328,7 +325,7 @@ def reset_view(locale: str, season: int) -> discord.ui.View:
 
 def privacy_view(locale: str, hidden: bool) -> discord.ui.View:
     toggle = "show" if hidden else "hide"
-    return _view(
+    return stopped_view(
         ForgetButton("yes", text(locale, "privacy.yes")),
         ForgetButton(toggle, text(locale, f"privacy.{toggle}")),
         ForgetButton("no", text(locale, "privacy.no")),

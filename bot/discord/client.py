@@ -16,7 +16,7 @@ import discord
 import yarl
 
 from bot.config import DiscordConfig, SetupError
-from bot.discord import buttons, clicks, sync
+from bot.discord import buttons, clicks, reports, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import Messages
@@ -128,8 +128,14 @@ class QuizClient(discord.AutoShardedClient):
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Clicks that none of our buttons take would fail silently: they get a reply (and
-        count as stale clicks)."""
-        if interaction.type is not discord.InteractionType.component or interaction.data is None:
+        count as stale clicks). Forms sent back are all taken here (`bot.discord.reports`
+        says why): discord.py keeps none of ours."""
+        if interaction.data is None:
+            return
+        if interaction.type is discord.InteractionType.modal_submit:
+            await reports.submitted(interaction)
+            return
+        if interaction.type is not discord.InteractionType.component:
             return
         custom_id = str(interaction.data.get("custom_id", ""))
         if not buttons.known(custom_id):

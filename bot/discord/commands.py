@@ -25,10 +25,13 @@ from bot.discord.options import (
     deck_option,
     here,
     question_choices,
+    topic_choices,
+    topic_option,
 )
 from bot.discord.permissions import EDITS, warn_permissions
 from bot.discord.posts import message_ref
 from bot.discord.replies import in_time, report, send
+from bot.discord.review import send_review, topic_view
 from bot.discord.schedules import ScheduleCommands
 from bot.discord.translator import catalog_string as _
 from bot.domain.actor import Actor
@@ -39,6 +42,7 @@ from bot.domain.run import RunSummary
 from bot.observability.metrics import Metrics
 from bot.presentation.locales import LOCALES, language_name, text
 from bot.presentation.messages import (
+    BoardMessage,
     decks_message,
     leaderboard_message,
     post_message,
@@ -47,11 +51,18 @@ from bot.presentation.messages import (
     step_message,
     summary_message,
 )
+from bot.presentation.report_messages import health_lines
+from bot.presentation.review_messages import weakest_button
 
 log = logging.getLogger("quizbot.discord")
 
 LANGUAGES = [app_commands.Choice(name=language_name(loc), value=loc) for loc in LOCALES]
-PERIODS = [app_commands.Choice(name=_(f"discord.choice.{p.value}"), value=p.value) for p in Period]
+MASTERY = "mastery"
+"""The leaderboard's other ranking: questions mastered, not points."""
+PERIODS = [
+    *(app_commands.Choice(name=_(f"discord.choice.{p.value}"), value=p.value) for p in Period),
+    app_commands.Choice(name=_(f"discord.choice.{MASTERY}"), value=MASTERY),
+]
 
 
 async def _post(interaction: discord.Interaction, deck: str | None, question: str | None) -> None:
@@ -131,11 +142,14 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
         self, interaction: discord.Interaction, period: str | None = None, deck: str | None = None
     ) -> None:
         quiz = client_of(interaction).services.quiz
-        chosen = Period.parse(period)
-        if chosen is None:
-            raise QuizError("unknown_period", period=period)
-        work = quiz.leaderboard(actor(interaction), chosen, deck_option(deck))
-        board = await in_time(interaction, work)
+        if period == MASTERY:  # over every deck: `deck` does not narrow it
+            board = await in_time(interaction, quiz.mastery_board(actor(interaction)))
+        else:
+            chosen = Period.parse(period)
+            if chosen is None:
+                raise QuizError("unknown_period", period=period)
+            work = quiz.leaderboard(actor(interaction), chosen, deck_option(deck))
+            board = await in_time(interaction, work)
         msg = leaderboard_message(board, mention, {d.id: d for d in quiz.decks})
         await send(interaction, embeds=[render.board(msg)])
 
@@ -146,10 +160,22 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     ) -> None:
         quiz = client_of(interaction).services.quiz
         whose = str(user.id) if user is not None else None
-        stats = await in_time(interaction, quiz.stats(actor(interaction), whose))
+        who = actor(interaction)
+        stats = await in_time(interaction, quiz.stats(who, whose))
+        own = stats.user_id == who.user_id
         await send(
-            interaction, embeds=[render.board(stats_message(stats, mention), title_in_body=True)]
+            interaction,
+            embeds=[render.board(stats_message(stats, mention), title_in_body=True)],
+            view=topic_view(weakest_button(stats.locale, stats.mastery, own)),
         )
+
+    @app_commands.command(name="review", description=_("discord.cmd.review"))
+    @app_commands.describe(topic=_("discord.opt.topic"))
+    @app_commands.autocomplete(topic=topic_choices)
+    async def review(self, interaction: discord.Interaction, topic: str | None = None) -> None:
+        quiz = client_of(interaction).services.quiz
+        work = quiz.start_review(actor(interaction), topic_option(interaction, topic))
+        await send_review(interaction, await in_time(interaction, work))
 
     @app_commands.command(name="decks", description=_("discord.cmd.decks"))
     async def decks(self, interaction: discord.Interaction) -> None:
@@ -207,6 +233,18 @@ class AdminCommands(
     @app_commands.command(name="close", description=_("discord.cmd.admin_close"))
     async def close(self, interaction: discord.Interaction) -> None:
         await _close(interaction, admin(interaction))
+
+    @app_commands.command(name="report", description=_("discord.cmd.admin_report"))
+    @app_commands.describe(deck=_("discord.opt.deck"))
+    @app_commands.autocomplete(deck=deck_choices)
+    async def report(self, interaction: discord.Interaction, deck: str | None = None) -> None:
+        """Question health of a deck in this server, and players' problem reports."""
+        quiz = client_of(interaction).services.quiz
+        work = quiz.question_health(admin(interaction), deck_option(deck))
+        title, lines = health_lines(await in_time(interaction, work), mention)
+        await send(
+            interaction, embeds=[render.board(BoardMessage(title, lines, None), literal=True)]
+        )
 
     @app_commands.command(name="reset", description=_("discord.cmd.reset"))
     async def reset(self, interaction: discord.Interaction) -> None:

@@ -22,6 +22,7 @@ from bot.presentation.messages import (
     RevealMessage,
     SummaryMessage,
 )
+from bot.presentation.review_messages import ReviewAnswer, ReviewQuestion
 from bot.presentation.schedule_messages import ScheduleMessage
 
 TITLE = 256
@@ -77,12 +78,29 @@ def question(msg: QuestionMessage) -> discord.Embed:
     return _embed(esc(msg.header), _paragraphs(esc(msg.question), choices), QUESTION, msg.footer)
 
 
+def _colour(correct: bool | None) -> discord.Colour:
+    return NEUTRAL if correct is None else RIGHT if correct else WRONG
+
+
 def answer(msg: AnswerMessage, correct: bool | None) -> discord.Embed:
-    """The private reply to a click: right or wrong, the answer, why, the caller's totals."""
-    colour = NEUTRAL if correct is None else RIGHT if correct else WRONG
+    """The private reply to a click: right or wrong, the answer, why; in the footer the
+    caller's totals and, after a miss, that the question went into their review."""
     body = _paragraphs(f"**{esc(msg.answer)}**\n{esc(msg.explanation)}", msg.why and esc(msg.why))
-    footer = " · ".join(p for p in (msg.totals, msg.streak) if p)
-    return _embed(msg.headline, body, colour, footer)
+    notes = " · ".join(p for p in (msg.totals, msg.streak) if p)
+    footer = "\n".join(p for p in (notes, msg.review) if p)
+    return _embed(msg.headline, body, _colour(correct), footer)
+
+
+def review_question(msg: ReviewQuestion) -> discord.Embed:
+    """A question due for review, with its lettered choices; the footer says it never scores."""
+    choices = "\n".join(f"**{letter}.** {esc(choice)}" for letter, choice in msg.choices)
+    return _embed(esc(msg.header), _paragraphs(esc(msg.question), choices), QUESTION, msg.footer)
+
+
+def review_answer(msg: ReviewAnswer, correct: bool | None) -> discord.Embed:
+    """The reply to a review answer: right or wrong, the answer, why, and when it comes back."""
+    body = _paragraphs(f"**{esc(msg.answer)}**\n{esc(msg.explanation)}", msg.why and esc(msg.why))
+    return _embed(msg.headline, body, _colour(correct), msg.when)
 
 
 def reveal(msg: RevealMessage) -> discord.Embed:

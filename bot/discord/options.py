@@ -97,6 +97,29 @@ async def question_choices(
     ][:MAX_CHOICES]
 
 
+def topic_option(interaction: discord.Interaction, value: str | None) -> str | None:
+    """A topic (a tag of the loaded decks) as typed, in any case; one no deck has is passed
+    on as typed, for the core to refuse by name."""
+    typed = (value or "").strip()
+    if not typed:
+        return None
+    topics = client_of(interaction).services.quiz.topics()
+    return next((t for t in topics if t.casefold() == typed.casefold()), typed)
+
+
+async def topic_choices(
+    interaction: discord.Interaction, current: str
+) -> list[app_commands.Choice[str]]:
+    """The loaded decks' tags that hold what is typed (a choice's value is at most 100
+    characters too: a longer tag can still be typed in full)."""
+    needle = current.casefold().strip()
+    return [
+        app_commands.Choice(name=t, value=t)
+        for t in client_of(interaction).services.quiz.topics()
+        if _matches(needle, t) and len(t) <= CHOICE_NAME
+    ][:MAX_CHOICES]
+
+
 @cache
 def _zones() -> tuple[str, ...]:
     return tuple(sorted(available_timezones()))

@@ -1,20 +1,22 @@
 """People, decks and payloads for the Discord tests, and a handle on one running bot.
 
 `DiscordBot` pushes INTERACTION_CREATE payloads shaped like Discord's (slash commands,
-autocomplete, button clicks on messages the bot sent) and reads what the user saw.
+autocomplete, button clicks on messages the bot sent, forms sent back) and reads what the
+user saw.
 Imported by its plain name (pytest puts this folder on sys.path), as conftest imports it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import discord
-from fake_discord import APP_ID, EPHEMERAL, TOKEN, FakeDiscord, Interaction, user
+from fake_discord import APP_ID, EPHEMERAL, MODAL, TOKEN, FakeDiscord, Interaction, user
 
 from bot.bootstrap import App, build_app
 from bot.config import parse_config
@@ -226,6 +228,34 @@ def visible(record: Interaction) -> Reply | None:
     return None
 
 
+def form_of(record: Interaction) -> dict[str, Any] | None:
+    """The form (modal) the bot opened in answer to an interaction, as it sent it."""
+    return next((body["data"] for _, body in record.callbacks if body["type"] == MODAL), None)
+
+
+def filled_in(form: dict[str, Any], values: dict[str, str | list[str]]) -> list[dict[str, Any]]:
+    """A form's components as Discord sends them back: each input inside its label (type
+    18), with the ids Discord numbers them by; a select's `values`, a text input's `value`
+    (left empty unless given), a text display as its type and id only."""
+    ids = itertools.count(1)
+    sent: list[dict[str, Any]] = []
+    for component in form["components"]:
+        if component["type"] == 10:
+            sent.append({"type": 10, "id": next(ids)})
+            continue
+        assert component["type"] == 18, component  # no action rows: Discord deprecates them
+        label_id, inner = next(ids), component["component"]
+        item: dict[str, Any] = {"type": inner["type"], "id": next(ids)}
+        item["custom_id"] = inner["custom_id"]
+        given = values.get(inner["custom_id"])
+        if inner["type"] == 4:
+            item["value"] = given if isinstance(given, str) else ""
+        else:
+            item["values"] = [given] if isinstance(given, str) else list(given or [])
+        sent.append({"type": 18, "id": label_id, "component": item})
+    return sent
+
+
 def extra_followups(record: Interaction) -> list[Reply]:
     """Follow-ups beyond the one that resolved a "thinking" deferral."""
     skip = 1 if record.callbacks and record.callbacks[0][1]["type"] == 5 else 0
@@ -338,6 +368,42 @@ class DiscordBot:
         payload["message"] = message
         return payload
 
+    def submit_payload(
+        self,
+        custom_id: str,
+        components: list[dict[str, Any]],
+        *,
+        by: Person = ALICE,
+        guild: int = GUILD_1,
+        message: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """A MODAL_SUBMIT; one opened from a button also carries that button's message."""
+        payload = self._base(5, by, guild)
+        payload["data"] = {"custom_id": custom_id, "components": components}
+        if message is not None:
+            payload["message"] = message
+        return payload
+
+    async def submit(
+        self,
+        opened: Interaction,
+        values: dict[str, str | list[str]],
+        *,
+        by: Person = ALICE,
+        guild: int = GUILD_1,
+    ) -> Interaction:
+        """Fills in the form that `opened` was answered with, and sends it, as its user would."""
+        form = form_of(opened)
+        assert form is not None, "no form was opened"
+        payload = self.submit_payload(
+            form["custom_id"],
+            filled_in(form, values),
+            by=by,
+            guild=guild,
+            message=opened.payload.get("message"),
+        )
+        return await self.fake.dispatch_interaction(payload)
+
     @staticmethod
     def as_dm(payload: dict[str, Any], by: Person = ALICE) -> dict[str, Any]:
         """The interaction as if from a direct message: no guild, a `user`, not a `member`."""
@@ -442,7 +508,10 @@ async def make_app(
 
 
 def check_limits(fake: FakeDiscord) -> None:
-    """Every message the bot sent or edited fits Discord's limits, and pings nobody."""
+    """Every message the bot sent or edited fits Discord's limits, and pings nobody; so
+    does every form it opened."""
+    for form in fake.sent_forms():
+        check_form(form)
     for body in fake.sent_messages():
         if not any(k in body for k in ("content", "embeds", "components")):
             continue  # a deferral
@@ -476,3 +545,28 @@ def check_limits(fake: FakeDiscord) -> None:
                 assert len(button.get("label") or "") <= 80
                 ids.append(button["custom_id"])
         assert len(ids) == len(set(ids)), ids
+
+
+def check_form(form: dict[str, Any]) -> None:
+    """A modal within Discord's limits: title 45, custom_id 100, five top-level components;
+    a label 45 (its description 100); a select's 25 options of 100; a text input's
+    placeholder 100 and length 4000; a text display 4000."""
+    assert 1 <= len(form["title"]) <= 45 and 1 <= len(form["custom_id"]) <= 100
+    assert 1 <= len(form["components"]) <= 5
+    for component in form["components"]:
+        if component["type"] == 10:
+            assert 1 <= len(component["content"]) <= 4000
+            continue
+        assert component["type"] == 18
+        assert 1 <= len(component["label"]) <= 45
+        assert len(component.get("description") or "") <= 100
+        inner = component["component"]
+        assert 1 <= len(inner["custom_id"]) <= 100
+        if inner["type"] == 3:
+            assert 1 <= len(inner["options"]) <= 25
+            for option in inner["options"]:
+                assert 1 <= len(option["label"]) <= 100 and 1 <= len(option["value"]) <= 100
+        else:
+            assert inner["type"] == 4
+            assert len(inner.get("placeholder") or "") <= 100
+            assert inner.get("max_length", 4000) <= 4000

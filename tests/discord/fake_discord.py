@@ -15,7 +15,9 @@ session); dispatches sent meanwhile queue in the session, and a RESUME (op 6, at
 missed, then RESUMED. Every connection and the ops it sent are recorded.
 
 Messages the bot creates are kept (channel ones and ephemeral ones alike) so a test can
-click their buttons with the payload Discord would send: the message as stored.
+click their buttons with the payload Discord would send: the message as stored. A form (a
+modal, callback type 9) is kept with its interaction, so a test can send it back filled in
+(a MODAL_SUBMIT interaction, type 5).
 """
 
 from __future__ import annotations
@@ -44,6 +46,8 @@ BOT = {
 }
 TOKEN = "fake-token"
 EPHEMERAL = 64
+MODAL = 9
+"""The interaction callback type that opens a form."""
 GUILDS_INTENT = 1
 GATEWAY_PATH = "/gateway"
 RESUME_PATH = "/resume"
@@ -505,7 +509,7 @@ class FakeDiscord:
             record.original_id = original
             if kind == 7:
                 resource = {"type": 7, "message": self._apply(original, data)}
-        elif kind == 8:
+        elif kind in (8, MODAL):  # autocomplete choices, or a form opened: no message
             return as_json({"interaction": result}, status=200)
         reply: dict[str, Any] = {"interaction": result}
         if resource is not None:
@@ -613,13 +617,22 @@ class FakeDiscord:
         bodies: list[dict[str, Any]] = []
         for record in self.interactions.values():
             for _, body in record.callbacks:
-                if body.get("data"):
+                if body.get("data") and body["type"] != MODAL:
                     bodies.append(body["data"])
             bodies.extend(record.followups)
             bodies.extend(record.original_edits)
         bodies.extend(data for _, data in self.channel_edits)
         bodies.extend(data for _, data in self.channel_posts)
         return bodies
+
+    def sent_forms(self) -> list[dict[str, Any]]:
+        """Every form (modal) the bot opened."""
+        return [
+            body["data"]
+            for record in self.interactions.values()
+            for _, body in record.callbacks
+            if body["type"] == MODAL
+        ]
 
 
 def missing_access() -> web.Response:

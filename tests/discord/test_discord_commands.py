@@ -73,9 +73,11 @@ async def test_login_then_sync_only_when_the_commands_change(
         "language",
         "close",
         "privacy",
+        "review",
         "help",
     }
-    assert {o["name"] for o in admin["options"]} == {"language", "close", "reset", "schedule"}
+    admin_subcommands = {"language", "close", "reset", "schedule", "report"}
+    assert {o["name"] for o in admin["options"]} == admin_subcommands
     schedule = next(o for o in admin["options"] if o["name"] == "schedule")
     subs = {o["name"]: o for o in schedule["options"]}
     assert set(subs) == {"set", "show", "off", "now"}
@@ -93,6 +95,13 @@ async def test_login_then_sync_only_when_the_commands_change(
         "deck": True,
         "question": True,
     }
+    review = next(o for o in quiz["options"] if o["name"] == "review")
+    assert [(o["name"], o["required"], o["autocomplete"]) for o in review["options"]] == [
+        ("topic", False, True)
+    ]
+    board = next(o for o in quiz["options"] if o["name"] == "leaderboard")
+    period = next(o for o in board["options"] if o["name"] == "period")
+    assert [c["value"] for c in period["choices"]] == ["week", "month", "all", "mastery"]
     await first.stop()
 
     await (await make_bot()).stop()  # same commands: no sync

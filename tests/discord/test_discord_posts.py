@@ -62,20 +62,23 @@ async def test_right_and_wrong_clicks_get_private_replies(bot: DiscordBot) -> No
     assert f"**Answer: {right}. all\\_reduce**" in alice.embed["description"]
     assert "Explanation of all-reduce: \\*kept\\* literally." in alice.embed["description"]
     assert alice.embed["footer"]["text"] == "Your score this season: 1 points · 1 of 1 right"
-    assert [b["label"] for b in alice.buttons] == ["বাংলায় দেখুন"]
+    assert [b["label"] for b in alice.buttons] == ["বাংলায় দেখুন", "Report a problem"]
 
     bob = await bot.reply(await bot.click(message, wrong, by=BOB))
     assert bob.ephemeral
     assert bob.embed["title"] == "❌ Not quite."
     assert f"Why not {wrong}: " in bob.embed["description"]
-    assert bob.embed["footer"]["text"] == "Your score this season: 0 points · 0 of 1 right"
+    assert bob.embed["footer"]["text"] == (
+        "Your score this season: 0 points · 0 of 1 right\n"
+        "📚 Added to your review: /quiz review brings it back."
+    )
 
     # The other language: the same reply, redrawn in place, with a button back.
     switched = await bot.reply(await bot.click(bob.message_id or "", "বাংলায় দেখুন", by=BOB))
     assert switched.kind == "update"
     assert switched.embed["title"] == "❌ ঠিক হয়নি।"  # reads as the original reply did
     assert "সঠিক উত্তর: " in switched.embed["description"]
-    assert [b["label"] for b in switched.buttons] == ["Show in English"]
+    assert [b["label"] for b in switched.buttons] == ["Show in English", "সমস্যা জানান"]
 
     assert await bot.app.store.answer_count(post_id) == 2
     # The public count follows, in one coalesced edit.

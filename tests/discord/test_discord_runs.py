@@ -41,8 +41,14 @@ async def test_a_full_run(bot: DiscordBot) -> None:
         feedback = answered.data["embeds"][1]
         assert feedback["title"] == ("❌ Not quite." if n == 1 else "✅ Right!")
         assert "**Answer: " in feedback["description"]
-        assert all(b["disabled"] for b in answered.buttons)
-        styles = {b["label"]: b["style"] for b in answered.buttons}
+        added = "📚 Added to your review: /quiz review brings it back."
+        assert (feedback.get("footer", {}).get("text") == added) == (n == 1)
+        choices, report = answered.data["components"]  # two rows
+        assert [b["label"] for b in report["components"]] == ["Report a problem"]
+        assert report["components"][0]["custom_id"].startswith("quiz:p:")
+        choice_buttons = choices["components"]
+        assert all(b["disabled"] for b in choice_buttons)
+        styles = {b["label"]: b["style"] for b in choice_buttons}
         assert 3 in styles.values()  # the right one, green
         assert (4 in styles.values()) == (n == 1)  # a wrong pick, red
 
