@@ -14,6 +14,8 @@ from bot.presentation.review_messages import reason_label
 Mention = Callable[[str], str]
 SHOWN_REPORTS = 10
 """Reports a chat reply lists (newest); `quizbot report` lists them all."""
+QUESTION_SHOWN = 80
+"""Characters of a question's text a report line shows."""
 SNIPPET = 200
 """Characters of a report's text a chat message shows."""
 FLAG_KEYS = {
@@ -34,7 +36,9 @@ def _question_name(deck: Deck | None, question_id: str, locale: str) -> str:
     question = deck.question(question_id) if deck else None
     if deck is None or question is None:
         return question_id
-    return f"{digits(locale, question.position)}. {_snippet(pick(question.text, locale))[:80]}"
+    text_ = " ".join(pick(question.text, locale).split())
+    shown = text_ if len(text_) <= QUESTION_SHOWN else text_[: QUESTION_SHOWN - 1] + "…"
+    return f"{digits(locale, question.position)}. {shown}"
 
 
 def health_lines(view: HealthView, mention: Mention) -> tuple[str, list[str]]:

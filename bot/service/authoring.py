@@ -36,7 +36,7 @@ class Authoring:
         that is none of ours (a forged form) is refused; the text is kept to TEXT_LIMIT."""
         chosen = Reason.parse(reason)
         if chosen is None:
-            raise QuizError("stale_click")
+            raise QuizError("report_reason")
         deck, question = self.question_by_key(key)
         await self.store.report_problem(
             ProblemReport(

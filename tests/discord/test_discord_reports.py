@@ -26,7 +26,7 @@ from bot.domain.review import card_key
 SERVER = "discord:111111111111111111"
 THANKS = "Thank you: your report goes to this server's admins and the deck's authors."
 ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."
-STALE = "That button no longer belongs to an open question. Try /quiz post for a fresh one."
+NO_REASON = "Please choose what is wrong, then send the form again."
 
 
 async def answered(bot: DiscordBot, *right: tuple[Person, bool]) -> list[Reply]:
@@ -97,9 +97,9 @@ async def test_report_a_problem_opens_a_form_and_stores_what_is_sent(
     plain = await bot.reply(await bot.submit(opened, {"reason": "typo"}, by=BOB))
     assert plain.data["content"] == THANKS
     forged = await bot.reply(await bot.submit(opened, {"reason": "drop_tables"}, by=BOB))
-    assert forged.ephemeral and forged.data["content"] == STALE
+    assert forged.ephemeral and forged.data["content"] == NO_REASON
     missing = await bot.reply(await bot.submit(opened, {}, by=BOB))
-    assert missing.ephemeral and missing.data["content"] == STALE
+    assert missing.ephemeral and missing.data["content"] == NO_REASON
     reports = await bot.app.store.problem_reports(SERVER)
     assert [(r.user_id, r.reason, r.text) for r in reports] == [
         (str(ALICE.id), Reason.WRONG_ANSWER, "B is right: see the NCCL docs."),

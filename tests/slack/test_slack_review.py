@@ -209,7 +209,10 @@ async def test_report_a_problem_opens_a_form_and_stores_what_was_sent(slack: Sla
 
     forged = await _submit(slack, _submission(report["value"], "drop table", "x"))
     assert forged.status == 200
-    assert json.loads(forged.body)["response_action"] == "errors"
+    assert json.loads(forged.body) == {
+        "response_action": "errors",
+        "errors": {"reason": "Please choose what is wrong, then send the form again."},
+    }
     assert await slack.app.store.problem_reports(SERVER) == []
 
     sent = await _submit(slack, _submission(report["value"], "wrong_answer", "Lyon, surely"))
