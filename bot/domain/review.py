@@ -100,11 +100,12 @@ def cards_of(studies: Iterable[Study], zone: str) -> dict[tuple[str, str], Card]
     for s in sorted(studies, key=lambda s: s.at):
         key = (s.deck_id, s.question_id)
         card = cards.get(key) or Card(s.deck_id, s.question_id, False, 0, None, 0, False)
-        cards[key] = _after(card, s, local_day(s.at, zone))
+        cards[key] = after_study(card, s, local_day(s.at, zone))
     return cards
 
 
-def _after(card: Card, s: Study, day: date) -> Card:
+def after_study(card: Card, s: Study, day: date) -> Card:
+    """The card after one more answer, given on local date `day`."""
     if s.source is Source.PLAY:
         if s.correct:
             return replace(card, right=True)

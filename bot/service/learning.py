@@ -22,7 +22,9 @@ from bot.domain.review import (
     ReviewDone,
     ReviewFeedback,
     ReviewStep,
+    Source,
     Study,
+    after_study,
     cards_of,
     due_cards,
     local_day,
@@ -128,8 +130,17 @@ class Learning:
                 self.clock.now(),
                 deadline=deadline,
             )
-        if stored:
-            cards, today = await self._cards(actor)
+        if stored:  # the answer just stored, applied as a reread would: no second read
+            now = self.clock.now()
+            study = Study(
+                actor.user_id,
+                card.deck_id,
+                card.question_id,
+                order[shown_index] == question.answer,
+                now,
+                Source.REVIEW,
+            )
+            cards = {**cards, (card.deck_id, card.question_id): after_study(card, study, today)}
         else:
             choice = None
         after = cards[(card.deck_id, card.question_id)]
