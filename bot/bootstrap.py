@@ -12,7 +12,7 @@ from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock, SystemClock
 from bot.observability.ops import ops_listener
 from bot.presentation.locales import LOCALES
-from bot.presentation.report_messages import digest_text
+from bot.presentation.report_messages import digest_messages
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
@@ -66,7 +66,7 @@ async def build_app(
         {},
         catch_up_hours=timing.catch_up_hours,
         close_after_hours=timing.close_after_hours,
-        render_summary=digest_text,
+        render_summary=digest_messages,
     )
     schedules = Schedules(store, quiz, clock)
     url = database_url(config.database_url, config.base_dir)

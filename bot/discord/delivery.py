@@ -10,6 +10,7 @@ scheduler as that date's failure.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Sequence
 
 import discord
@@ -42,6 +43,17 @@ def refusal(error: discord.HTTPException) -> str:
     if isinstance(error, discord.NotFound):
         return f"{said}: the channel is gone, or the bot is no longer in the server"
     return said
+
+
+_URL = re.compile(r"\w+://\S+")
+
+
+def plain(message: str) -> str:
+    """A DM's text shown as written: markdown escaped (a masked link shows its brackets and
+    address), and every address in a code span, where Discord makes no link of it. Mentions
+    (`<@id>`) stay mentions; the DM pings nobody either way."""
+    escaped = discord.utils.escape_markdown(message)
+    return _URL.sub(lambda m: "`" + m.group(0).replace("`", "'") + "`", escaped)
 
 
 class DiscordDelivery:
@@ -83,14 +95,38 @@ class DiscordDelivery:
         guild = self._client.get_guild(int(server_id.partition(":")[2] or 0))
         return [str(guild.owner_id)] if guild is not None and guild.owner_id else []
 
+    async def is_admin(self, server_id: str, user_id: str) -> bool:
+        """The owner, or a member whose roles give Manage Server (or Administrator), read over
+        REST (members cannot be listed without the privileged intent, and the gateway's cache
+        may be another shard's); someone no longer in the server is not."""
+        guild_id = int(server_id.partition(":")[2] or 0)
+        guild = self._client.get_guild(guild_id)
+        if guild is not None and guild.owner_id == int(user_id):
+            return True
+        try:
+            member = await self._client.http.get_member(guild_id, int(user_id))
+            roles = await self._client.http.get_roles(guild_id)
+        except discord.NotFound:
+            return False
+        granted = {str(role["id"]): int(role["permissions"]) for role in roles}
+        value = granted.get(str(guild_id), 0)  # @everyone has the guild's id
+        for role_id in member.get("roles", []):
+            value |= granted.get(str(role_id), 0)
+        have = discord.Permissions(value)
+        return have.administrator or have.manage_guild
+
     def mention(self, user_id: str) -> str:
         return f"<@{user_id}>"
+
+    def fits(self, message: str) -> bool:
+        return len(plain(message)) <= render.CONTENT
 
     async def tell(self, server_id: str, user_id: str, message: str) -> bool:
         """A DM; best effort (people may close their DMs to server members)."""
         try:
             dm = await self._client.create_dm(discord.Object(id=int(user_id)))
-            await dm.send(content=render.clip(message, render.CONTENT), allowed_mentions=NO_PINGS)
+            shown = render.clip(plain(message), render.CONTENT)
+            await dm.send(content=shown, allowed_mentions=NO_PINGS)
             return True
         except (discord.HTTPException, ValueError) as e:
             log.info("could not DM user %s of %s (%s)", user_id, server_id, e)

@@ -66,8 +66,9 @@ class ReportButton(discord.ui.DynamicItem[Button], template=REPORT):
 
     async def _open(self, interaction: discord.Interaction) -> Handled:
         quiz = client_of(interaction).services.quiz
-        deck, question = quiz.question_by_key(self.key)
-        locale = await quiz.reply_locale(actor(interaction), deck)
+        who = actor(interaction)
+        deck, question = await quiz.may_report(who, self.key)
+        locale = await quiz.reply_locale(who, deck)
         await interaction.response.send_modal(report_form(locale, self.key, question))
         return DONE
 

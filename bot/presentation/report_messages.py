@@ -7,13 +7,13 @@ from collections.abc import Callable, Mapping, Sequence
 
 from bot.decks.model import Deck, pick
 from bot.domain.health import Flag, HealthView
-from bot.domain.problems import ProblemReport
+from bot.domain.problems import ProblemReport, SummaryMessage
 from bot.presentation.locales import digits, text
 from bot.presentation.review_messages import reason_label
 
 Mention = Callable[[str], str]
 SHOWN_REPORTS = 10
-"""Reports a chat reply lists (newest); `quizbot report` lists them all."""
+"""Reports a chat reply lists (the newest, first); `quizbot report` lists them all."""
 QUESTION_SHOWN = 80
 """Characters of a question's text a report line shows."""
 SNIPPET = 200
@@ -64,11 +64,11 @@ def health_lines(view: HealthView, mention: Mention) -> tuple[str, list[str]]:
         )
         lines.append(f"{line} · ⚠️ {flags}" if flags else line)
     if view.reports:
-        lines.append(text(loc, "report.reports", count=len(view.reports)))
-        lines += [
-            report_line(r, {deck.id: deck}, loc, mention)
-            for r in list(view.reports)[-SHOWN_REPORTS:]
-        ]
+        newest = list(reversed(view.reports))
+        lines.append(text(loc, "report.reports", count=len(newest)))
+        lines += [report_line(r, {deck.id: deck}, loc, mention) for r in newest[:SHOWN_REPORTS]]
+        if len(newest) > SHOWN_REPORTS:
+            lines.append(text(loc, "report.more", count=len(newest) - SHOWN_REPORTS))
     return title, lines
 
 
@@ -87,10 +87,45 @@ def report_line(
     )
 
 
-def digest_text(
-    reports: Sequence[ProblemReport], decks: Mapping[str, Deck], locale: str, mention: Mention
+SUMMARY_MESSAGES = 3
+"""Direct messages one summary may take; reports that do not fit wait for the next one."""
+
+
+def digest_messages(
+    reports: Sequence[ProblemReport],
+    decks: Mapping[str, Deck],
+    locale: str,
+    mention: Mention,
+    fits: Callable[[str], bool],
+) -> list[SummaryMessage]:
+    """The daily summary an admin is sent: the reports since the last one, newest first, in
+    messages that each `fits` the platform (whole lines, never a report cut off). When they
+    need more than SUMMARY_MESSAGES, the last says how many more there are; those stay
+    unsent and lead the next summary's older part."""
+    newest = sorted(reports, key=lambda r: (r.reported_at, r.id or 0), reverse=True)
+    lines = [(r.id or 0, report_line(r, decks, locale, mention)) for r in newest]
+    messages: list[SummaryMessage] = []
+    heading = text(locale, "report.summary", count=len(reports))
+    while lines and len(messages) < SUMMARY_MESSAGES:
+        taken = [lines.pop(0)]  # one line always goes, or nothing would ever be sent
+        while lines and fits(_joined(heading, taken + lines[:1])):
+            taken.append(lines.pop(0))
+        if lines and len(messages) == SUMMARY_MESSAGES - 1:
+            while len(taken) > 1 and not fits(_with_more(heading, taken, lines, locale)):
+                lines.insert(0, taken.pop())
+            body = _with_more(heading, taken, lines, locale)
+        else:
+            body = _joined(heading, taken)
+        messages.append(SummaryMessage(body, tuple(i for i, _ in taken)))
+        heading = text(locale, "report.summary_next")
+    return messages
+
+
+def _joined(heading: str, lines: Sequence[tuple[int, str]]) -> str:
+    return "\n".join([heading, *(line for _, line in lines)])
+
+
+def _with_more(
+    heading: str, lines: Sequence[tuple[int, str]], left: Sequence[object], locale: str
 ) -> str:
-    """The daily summary an admin is sent: the reports since the last one."""
-    lines = [text(locale, "report.summary", count=len(reports))]
-    lines += [report_line(r, decks, locale, mention) for r in reports[-SHOWN_REPORTS * 2 :]]
-    return "\n".join(lines)
+    return _joined(heading, lines) + "\n" + text(locale, "report.summary_more", count=len(left))

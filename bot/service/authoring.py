@@ -10,7 +10,14 @@ from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
 from bot.domain.health import HealthView, health
-from bot.domain.problems import TEXT_LIMIT, ProblemReport, Reason
+from bot.domain.problems import (
+    DAILY_REPORTS,
+    REPORT_WINDOW,
+    TEXT_LIMIT,
+    ProblemReport,
+    Reason,
+    refusal,
+)
 from bot.domain.review import card_key
 from bot.service.ports import QuizStore
 
@@ -31,13 +38,28 @@ class Authoring:
                     return deck, question
         raise QuizError("question_gone")
 
+    async def may_report(self, actor: Actor, key: str) -> tuple[Deck, Question]:
+        """The question a report would be about, or a refusal in words: asked when the form
+        opens, so nobody types a report only to have it refused, and again when it is sent."""
+        deck, question = self.question_by_key(key)
+        now = self.clock.now()
+        mine = await self.store.problem_reports_by(
+            actor.server_id, actor.user_id, now - REPORT_WINDOW
+        )
+        refused = refusal(mine, deck.id, question.id, now)
+        if refused is not None:
+            raise QuizError(refused, limit=DAILY_REPORTS)
+        return deck, question
+
     async def report_problem(self, actor: Actor, key: str, reason: object, text: str) -> None:
         """Stores a player's report about a question, with the deck's version now. A reason
-        that is none of ours (a forged form) is refused; the text is kept to TEXT_LIMIT."""
+        that is none of ours (a forged form) is refused, and so is a report past the limits
+        (`bot.domain.problems.refusal`); the text is kept to TEXT_LIMIT."""
         chosen = Reason.parse(reason)
         if chosen is None:
             raise QuizError("report_reason")
-        deck, question = self.question_by_key(key)
+        deck, question = await self.may_report(actor, key)
+        now = self.clock.now()
         await self.store.report_problem(
             ProblemReport(
                 server_id=actor.server_id,
@@ -47,7 +69,7 @@ class Authoring:
                 deck_version=deck.version,
                 reason=chosen,
                 text=_printable(text)[:TEXT_LIMIT],
-                reported_at=self.clock.now(),
+                reported_at=now,
             )
         )
 

@@ -53,13 +53,23 @@ class Delivery(Protocol):
         to whoever set a daily question there."""
         ...
 
+    async def is_admin(self, server_id: str, user_id: str) -> bool:
+        """Whether the platform says `user_id` administers the server now (the daily summary
+        re-checks whoever set a daily question before telling them players' reports)."""
+        ...
+
     def mention(self, user_id: str) -> str:
         """How a message given to `tell` names a user."""
         ...
 
+    def fits(self, message: str) -> bool:
+        """Whether `tell` can send `message` whole, once escaped for the platform."""
+        ...
+
     async def tell(self, server_id: str, user_id: str, message: str) -> bool:
-        """A direct message from the bot; True if it was sent. Best effort: an error is
-        logged and gives False."""
+        """A direct message from the bot; True if it was sent. `message` is plain text that
+        may hold `mention`s: the platform escapes the rest (what players typed is never markup).
+        Best effort: an error is logged and gives False."""
         ...
 
 

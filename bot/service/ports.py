@@ -357,6 +357,13 @@ class Problems(Protocol):
         """Reports not yet sent to their server's admins, oldest first."""
         ...
 
+    async def problem_reports_by(
+        self, server_id: str, user_id: str, since: datetime
+    ) -> Sequence[ProblemReport]:
+        """One person's reports in a server made at or after `since`, or not yet sent to its
+        admins (what the limits on reporting look at)."""
+        ...
+
     async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None: ...
 
 

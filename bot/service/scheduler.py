@@ -21,6 +21,7 @@ Choices made here:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -66,8 +67,6 @@ class TickReport:
     """Ids of the schedules whose slot was past the catch-up window."""
     closed: list[int] = field(default_factory=list)
     """Ids of the posts it closed for being open longer than `close_after_hours`."""
-    summaries: list[str] = field(default_factory=list)
-    """Servers whose admins it sent the summary of problem reports."""
 
 
 class Scheduler:
@@ -104,13 +103,18 @@ class Scheduler:
             else ProblemDigest(store, quiz, self.deliveries, render_summary)
         )
         """The daily summary of problem reports; None (not sent) without a way to write it."""
+        self._summary: asyncio.Task[list[str]] | None = None
 
     async def run(self) -> None:
         """Ticks every `interval` seconds until cancelled. A tick never raises."""
         log.info("scheduler started for %s", ", ".join(sorted(self.deliveries)) or "nothing")
-        while True:
-            await self.tick()
-            await self.clock.sleep(self.interval)
+        try:
+            while True:
+                await self.tick()
+                await self.clock.sleep(self.interval)
+        finally:
+            if self._summary is not None:
+                self._summary.cancel()
 
     async def tick(self) -> TickReport:
         """One pass over every enabled schedule; one failing schedule stops no other."""
@@ -131,12 +135,15 @@ class Scheduler:
                 await self._close_stale(now - self.close_after, report)
             except Exception:
                 log.exception("scheduler: closing old posts")
-        try:
-            if self.digest is not None:
-                report.summaries = await self.digest.maybe_send(now)
-        except Exception:
-            log.exception("scheduler: the summary of problem reports")
+        self._summarise(now)
         return report
+
+    def _summarise(self, now: datetime) -> None:
+        """Starts the summary of problem reports in a task of its own, unless the last one is
+        still under way: its DMs (one per admin and server) never hold up a daily question."""
+        if self.digest is None or (self._summary is not None and not self._summary.done()):
+            return
+        self._summary = asyncio.create_task(self.digest.maybe_send(now))
 
     async def _consider(self, item: EnabledSchedule, now: datetime, report: TickReport) -> None:
         schedule = item.schedule

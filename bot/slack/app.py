@@ -141,12 +141,12 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     bolt.error(_refuse_unhandled)
     posts = app.live_posts(refresh_interval)
     token = None if distribution else secrets.slack_bot_token
+    admins = Admins(settings.admins)
     delivery = SlackDelivery(
-        posts, Workspaces(settings.api_url, token, distribution), app.quiz, settings.admins
+        posts, Workspaces(settings.api_url, token, distribution), app.quiz, admins
     )
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
-    admins = Admins(settings.admins)
     _register(bolt, app, posts, admins, schedule, sessions)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens

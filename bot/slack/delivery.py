@@ -25,7 +25,8 @@ from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.client import web_client
-from bot.slack.mrkdwn import channel_placeholder, placeholder
+from bot.slack.identity import Admins
+from bot.slack.mrkdwn import channel_placeholder, placeholder, with_mentions
 from bot.slack.oauth import OAuth
 from bot.slack.posts import SENDING_FAILED, CannotPost, Editor, error_code, send
 
@@ -84,12 +85,12 @@ class SlackDelivery:
     commands (so a scheduled post's count redraw and its reveal take turns too)."""
 
     def __init__(
-        self, posts: LivePosts, workspaces: Workspaces, quiz: Quiz, admins: Sequence[str] = ()
+        self, posts: LivePosts, workspaces: Workspaces, quiz: Quiz, admins: Admins
     ) -> None:
         self._posts = posts
         self._workspaces = workspaces
         self._quiz = quiz
-        self._admins = tuple(admins)
+        self._admins = admins
 
     async def post(self, view: PostView) -> str:
         """The question message, as /quiz post sends it; its `channel:ts` ref."""
@@ -130,15 +131,22 @@ class SlackDelivery:
         except (DeliveryError, *SENDING_FAILED) as error:
             log.info("could not DM %s about schedule %s: %r", admin.user_id, schedule.id, error)
 
-
     async def admins(self, server_id: str) -> Sequence[str]:
         """`[slack] admins`; Slack's own workspace admins cannot be listed with a bot token
         (users.list would read every member), so they get the summary by setting a daily
         question, like any admin the bot has seen at work."""
-        return self._admins
+        return sorted(self._admins.configured)
+
+    async def is_admin(self, server_id: str, user_id: str) -> bool:
+        """users.info's admin and owner flags (or `[slack] admins`), as commands check them."""
+        client = await self._workspaces.client(server_id)
+        return await self._admins.is_admin(client, server_id, user_id)
 
     def mention(self, user_id: str) -> str:
         return placeholder(user_id)
+
+    def fits(self, message: str) -> bool:
+        return len(with_mentions(message)) <= blocks.SECTION_LIMIT
 
     async def tell(self, server_id: str, user_id: str, message: str) -> bool:
         """A DM (chat.postMessage to a user id opens it); best effort."""

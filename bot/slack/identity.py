@@ -73,6 +73,11 @@ class Admins:
         self._size = size
         self._cache: OrderedDict[tuple[str, str], tuple[float, bool]] = OrderedDict()
 
+    @property
+    def configured(self) -> frozenset[str]:
+        """The user ids `[slack] admins` names."""
+        return self._configured
+
     async def check(self, client: AsyncWebClient, actor: Actor) -> Actor:
         """The same actor, with `is_admin` decided."""
         admin = await self.is_admin(client, actor.server_id, actor.user_id)

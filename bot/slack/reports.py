@@ -78,7 +78,7 @@ class ReportListeners:
         async def work() -> None:
             if actor is None or key is None:
                 raise QuizError("stale_click")
-            deck, question = self._quiz.question_by_key(key)
+            deck, question = await self._quiz.may_report(actor, key)
             locale = await self._quiz.reply_locale(actor, deck)
             form = review_blocks.report_form(locale, key, question)
             await context.client.views_open(

@@ -69,6 +69,16 @@ class MemoryReviews(Reviews, Problems):
     async def unsent_problem_reports(self) -> Sequence[ProblemReport]:
         return [r for r in self._reports if r.sent_at is None]
 
+    async def problem_reports_by(
+        self, server_id: str, user_id: str, since: datetime
+    ) -> Sequence[ProblemReport]:
+        return [
+            r
+            for r in self._reports
+            if (r.server_id, r.user_id) == (server_id, user_id)
+            and (r.reported_at >= since or r.sent_at is None)
+        ]
+
     async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None:
         wanted = set(ids)
         self._reports = [

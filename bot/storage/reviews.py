@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Select, literal, select, union_all, update
+from sqlalchemy import Select, literal, or_, select, union_all, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.problems import ProblemReport, Reason
@@ -118,6 +118,18 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
             select(problem_reports)
             .where(problem_reports.c.sent_at.is_(None))
             .order_by(problem_reports.c.id)
+        )
+        return [_report(r) for r in await self._all(stmt)]
+
+    async def problem_reports_by(
+        self, server_id: str, user_id: str, since: datetime
+    ) -> Sequence[ProblemReport]:
+        p = problem_reports.c
+        stmt = (
+            select(problem_reports)
+            .where(p.server_id == server_id, p.user_id == user_id)
+            .where(or_(p.reported_at >= since, p.sent_at.is_(None)))
+            .order_by(p.id)
         )
         return [_report(r) for r in await self._all(stmt)]
 

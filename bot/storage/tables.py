@@ -259,6 +259,13 @@ problem_reports = Table(
 """What players reported about a question ("Report a problem"): listed in `quizbot report`,
 sent to the server's admins in a daily summary (`sent_at` once it went)."""
 Index("ix_problem_reports_unsent", problem_reports.c.server_id, problem_reports.c.sent_at)
+Index(
+    "ix_problem_reports_person",
+    problem_reports.c.server_id,
+    problem_reports.c.user_id,
+    problem_reports.c.reported_at,
+)
+"""A person's recent reports, read before each new one (the limits on reporting)."""
 
 seen_requests = Table(
     "seen_requests",

@@ -13,7 +13,7 @@ from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
-from bot.presentation.report_messages import digest_text
+from bot.presentation.report_messages import digest_messages
 from bot.service.delivery import DeliveryError
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
@@ -37,6 +37,12 @@ class FakeDelivery:
     told: list[tuple[str, str, str]] = field(default_factory=list)
     """(server, user, message) of each DM `tell` sent."""
     unreachable: set[str] = field(default_factory=set)
+    still_admins: set[str] | None = None
+    """Who `is_admin` says administers the server; None: everyone asked."""
+    limit: int = 2000
+    """The length of the longest message `tell` sends whole."""
+    slow: asyncio.Event | None = None
+    """When set, each `tell` waits for this event first (a DM that takes its time)."""
     posted: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at each post, for tests that wait on `Scheduler.run`."""
 
@@ -61,10 +67,18 @@ class FakeDelivery:
     async def admins(self, server_id: str) -> list[str]:
         return self.server_admins.get(server_id, [])
 
+    async def is_admin(self, server_id: str, user_id: str) -> bool:
+        return self.still_admins is None or user_id in self.still_admins
+
     def mention(self, user_id: str) -> str:
         return f"@{user_id}"
 
+    def fits(self, message: str) -> bool:
+        return len(message) <= self.limit
+
     async def tell(self, server_id: str, user_id: str, message: str) -> bool:
+        if self.slow is not None:
+            await self.slow.wait()
         if user_id in self.unreachable:
             return False
         self.told.append((server_id, user_id, message))
@@ -119,7 +133,7 @@ def world(
         dict.fromkeys(platforms, delivery),
         catch_up_hours=catch_up_hours,
         close_after_hours=close_after_hours,
-        render_summary=digest_text,
+        render_summary=digest_messages,
     )
     return World(store, clock, quiz, Schedules(store, quiz, clock), scheduler, delivery)
 

@@ -173,6 +173,10 @@ class FakeDiscord:
         """Channels that were deleted: 404 Unknown Channel."""
         self.closed_dms: set[str] = set()
         """Users who take no DMs from server members: 403 Cannot send messages to this user."""
+        self.roles: dict[str, dict[str, int]] = {}
+        """Guild -> its roles' permission bits by role id (the guild's own id is @everyone)."""
+        self.members: dict[tuple[str, str], list[str]] = {}
+        """(guild, user) -> the member's role ids; anyone else gets 404 Unknown Member."""
         self.refuse_callbacks = 0
         """How many of the next message responses (types 4 and 5) get a 400, as Discord
         answers a body it will not take."""
@@ -210,6 +214,8 @@ class FakeDiscord:
         app.router.add_patch(f"{api}/channels/{{channel}}/messages/{{message}}", self._edit_channel)
         app.router.add_post(f"{api}/channels/{{channel}}/messages", self._post_channel)
         app.router.add_post(f"{api}/users/@me/channels", self._open_dm)
+        app.router.add_get(f"{api}/guilds/{{guild}}/members/{{user}}", self._member)
+        app.router.add_get(f"{api}/guilds/{{guild}}/roles", self._roles)
         app.router.add_get(GATEWAY_PATH, self._gateway)
         app.router.add_get(RESUME_PATH, self._gateway)
         self._runner = web.AppRunner(app)
@@ -596,6 +602,42 @@ class FakeDiscord:
                 "last_message_id": None,
                 "recipients": [user(int(recipient), f"user{recipient}")],
             }
+        )
+
+    async def _member(self, request: web.Request) -> web.Response:
+        guild_id, user_id = request.match_info["guild"], request.match_info["user"]
+        roles = self.members.get((guild_id, user_id))
+        if roles is None:
+            return as_json({"message": "Unknown Member", "code": 10007}, status=404)
+        return as_json(
+            {
+                "user": user(int(user_id), f"user{user_id}"),
+                "roles": roles,
+                "joined_at": datetime.now(UTC).isoformat(),
+                "deaf": False,
+                "mute": False,
+                "flags": 0,
+            }
+        )
+
+    async def _roles(self, request: web.Request) -> web.Response:
+        guild_id = request.match_info["guild"]
+        roles = {guild_id: 0} | self.roles.get(guild_id, {})
+        return as_json(
+            [
+                {
+                    "id": role_id,
+                    "name": "@everyone" if role_id == guild_id else f"role {role_id}",
+                    "color": 0,
+                    "hoist": False,
+                    "position": 0 if role_id == guild_id else 1,
+                    "permissions": str(bits),
+                    "managed": False,
+                    "mentionable": False,
+                    "flags": 0,
+                }
+                for role_id, bits in roles.items()
+            ]
         )
 
     def posts_in(self, channel_id: int | str) -> list[dict[str, Any]]:

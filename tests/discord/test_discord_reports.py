@@ -5,8 +5,10 @@ health with the questions players reported flagged, to admins only."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import discord
 from discord_harness import (
     ADMIN,
     ALICE,
@@ -20,6 +22,7 @@ from discord_harness import (
 from fake_discord import EPHEMERAL, MODAL, Interaction
 
 from bot.discord.reports import form_values
+from bot.domain.clock import ManualClock
 from bot.domain.problems import Reason
 from bot.domain.review import card_key
 
@@ -27,6 +30,8 @@ SERVER = "discord:111111111111111111"
 THANKS = "Thank you: your report goes to this server's admins and the deck's authors."
 ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."
 NO_REASON = "Please choose what is wrong, then send the form again."
+OWNER = 1
+"""The test guild's owner (`fake_discord.guild`)."""
 
 
 async def answered(bot: DiscordBot, *right: tuple[Person, bool]) -> list[Reply]:
@@ -141,7 +146,7 @@ async def test_question_health_for_admins_only(bot: DiscordBot) -> None:
     assert lines[0].startswith("1\\. 2 answered · 50% right · D ")
     assert lines[0].endswith("⚠️ reported by players")
     assert lines[1:3] == ["2\\. 0 answered · 0% right · D -", "3\\. 0 answered · 0% right · D -"]
-    assert lines[3] == "Problem reports (1), newest last:"
+    assert lines[3] == "Problem reports (1), newest first:"
     assert lines[4].startswith("Parallelism \\_basics\\_ · 1. Which collective")
     assert lines[4].endswith(f"· The question is unclear · <@{BOB.id}>: Which \\*rank\\*?")
 
@@ -161,3 +166,50 @@ def test_a_form_is_read_from_labels_or_action_rows_and_never_trusted() -> None:
     two = [{"type": 3, "custom_id": "reason", "values": ["typo", "other"]}]
     assert form_values(two) == (None, "")
     assert form_values(None) == form_values([1, "a", {"component": 5}]) == (None, "")
+
+
+async def test_the_daily_summary_shows_what_players_typed_as_plain_text(bot: DiscordBot) -> None:
+    """A masked link, an address and markdown typed into a report reach the owner's DM as
+    the words they are: nothing in it is a link or formatting (pings were blocked already)."""
+    (reply,) = await answered(bot, (ALICE, False))
+    opened, _ = await open_form(bot, reply, ALICE)
+    typed = "[Your server will be deleted - verify here](https://evil.example/v) **now** ||x||"
+    await bot.reply(await bot.submit(opened, {"reason": "other", "details": typed}, by=ALICE))
+    digest = bot.app.scheduler.digest
+    assert digest is not None
+    assert await digest.send(datetime.now(UTC)) == [SERVER]
+
+    (dm,) = bot.fake.dms_to(OWNER)
+    shown = dm["content"].split("\n")[1]
+    assert shown.endswith(
+        f"· Something else · <@{ALICE.id}>: \\[Your server will be deleted - verify here]"
+        "(`https://evil.example/v)` \\*\\*now\\*\\* \\|\\|x\\|\\|"
+    )
+    assert dm["allowed_mentions"] == {"parse": []}
+
+
+async def test_the_summary_goes_to_a_setter_only_while_they_manage_the_server(
+    make_bot: BotFactory,
+) -> None:
+    clock = ManualClock(datetime(2026, 3, 2, 10, tzinfo=UTC))
+    bot = await make_bot(clock=clock)
+    guild = SERVER.partition(":")[2]
+    bot.fake.roles[guild] = {"555": discord.Permissions(manage_guild=True).value}
+    bot.fake.members[(guild, str(ADMIN.id))] = ["555"]
+    await bot.run("quizadmin", "set", subgroup="schedule", by=ADMIN, time="09:00", timezone="UTC")
+    digest = bot.app.scheduler.digest
+    assert digest is not None
+
+    (reply,) = await answered(bot, (ALICE, False))
+    opened, _ = await open_form(bot, reply, ALICE)
+    await bot.reply(await bot.submit(opened, {"reason": "typo", "details": "one"}, by=ALICE))
+    await digest.send(clock.now())
+    assert [len(bot.fake.dms_to(p)) for p in (OWNER, ADMIN.id)] == [1, 1]
+
+    bot.fake.members[(guild, str(ADMIN.id))] = []  # the role is taken away
+    opened, _ = await open_form(bot, reply, ALICE)
+    await bot.reply(await bot.submit(opened, {"reason": "typo", "details": "two"}, by=BOB))
+    clock.advance(timedelta(days=1, minutes=1))
+    await digest.send(clock.now())
+    assert [len(bot.fake.dms_to(p)) for p in (OWNER, ADMIN.id)] == [2, 1]
+    assert "two" in bot.fake.dms_to(OWNER)[-1]["content"]

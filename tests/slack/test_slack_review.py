@@ -13,7 +13,7 @@ from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.problems import Reason
 from bot.domain.review import card_key
-from bot.presentation.report_messages import digest_text
+from bot.presentation.report_messages import digest_messages
 from bot.service.problem_digest import ProblemDigest
 from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
 from tests.slack.harness import VERIFICATION_TOKEN, Sent, all_text, buttons
@@ -245,7 +245,7 @@ async def test_the_daily_summary_reaches_the_configured_admin_as_a_dm(slack: Sla
     )
     assert slack.bot.delivery is not None
     digest = ProblemDigest(
-        slack.app.store, slack.app.quiz, {"slack": slack.bot.delivery}, digest_text
+        slack.app.store, slack.app.quiz, {"slack": slack.bot.delivery}, digest_messages
     )
     assert await digest.send(datetime.now(UTC)) == [SERVER]
     dm = slack.fake.api("chat.postMessage")[-1].params
