@@ -144,6 +144,7 @@ async def run_platforms(app: App) -> None:
 async def _run_each(app: App, names: list[str]) -> None:
     async with asyncio.TaskGroup() as group:
         group.create_task(app.scheduler.run())
+        group.create_task(app.games.run())
         if "slack" in names:
             from bot.slack.runner import run_slack
 

@@ -31,6 +31,7 @@ from bot.domain.records import AnswerStatus
 from bot.domain.review import card_key
 from bot.domain.run import RunFeedback, RunStep
 from bot.observability.clicklog import DONE, Handled
+from bot.presentation.game_messages import locked_text
 from bot.presentation.locales import text
 from bot.presentation.messages import (
     answer_message,
@@ -90,11 +91,15 @@ class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
             actor(interaction), self.post_id, self.choice, deadline=deadline
         )
         new = result.status is AnswerStatus.NEW
+        handled = Handled(result.status.value, self.post_id, result.correct if new else None)
+        if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
+            await send(interaction, content=locked_text(result))
+            return handled
         if new:
             bot.posts.answered(self.post_id, bot.messages)
         card, view = answer_reply(result)
         await send(interaction, embeds=[card], view=view)
-        return Handled(result.status.value, self.post_id, result.correct if new else None)
+        return handled
 
 
 class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):

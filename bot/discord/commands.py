@@ -18,6 +18,7 @@ from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.clicks import PLATFORM, outcome
 from bot.discord.context import client_of
+from bot.discord.games import GameCommands
 from bot.discord.identity import NotInGuild, actor, mention
 from bot.discord.options import (
     admin,
@@ -111,6 +112,8 @@ async def _language(interaction: discord.Interaction, locale: str, *, server: bo
 
 @app_commands.guild_only()  # Discord's `contexts: [guild]`: scores belong to a server
 class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.quiz")):
+    game = GameCommands()
+
     @app_commands.command(name="post", description=_("discord.cmd.post"))
     @app_commands.describe(deck=_("discord.opt.deck"), question=_("discord.opt.question"))
     @app_commands.autocomplete(deck=deck_choices, question=question_choices)

@@ -19,8 +19,10 @@ from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.posts import NO_PINGS, Messages, message_ref
 from bot.domain.actor import Actor
+from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
+from bot.presentation.game_messages import news_message
 from bot.presentation.locales import text
 from bot.presentation.messages import post_message
 from bot.service.delivery import DeliveryError
@@ -73,8 +75,9 @@ class DiscordDelivery:
         channel_id = int(view.post.channel_id)
         channel = self._client.get_partial_messageable(channel_id)
         try:
+            closes = view.game.closes_at if view.game is not None else None
             message = await channel.send(
-                embeds=render.fit([render.question(post_message(view))]),
+                embeds=render.fit([render.question(post_message(view), closes)]),
                 view=buttons.post_view(view),
                 allowed_mentions=NO_PINGS,
             )
@@ -88,6 +91,17 @@ class DiscordDelivery:
         failure = await self._posts.reveal(reveal, self._messages)
         if failure is not None:
             log.info("scheduled post %s: reveal not shown (%s)", reveal.view.post.id, failure)
+
+    async def announce(self, news: GameNews) -> None:
+        """A game's public message in its channel; it pings nobody."""
+        title, lines = news_message(news, self.mention)
+        channel = self._client.get_partial_messageable(int(news.game.channel_id))
+        try:
+            await channel.send(
+                embeds=render.fit([render.game_news(title, lines)]), allowed_mentions=NO_PINGS
+            )
+        except discord.HTTPException as e:
+            raise DeliveryError(refusal(e)) from e
 
     async def admins(self, server_id: str) -> Sequence[str]:
         """The server's owner, as the gateway told it (members with Manage Server cannot be

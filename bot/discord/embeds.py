@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from datetime import datetime
 from functools import lru_cache
 
 import discord
 from discord.utils import escape_markdown
 
+from bot.presentation.game_messages import WHEN
 from bot.presentation.messages import (
     AnswerMessage,
     BoardMessage,
@@ -72,10 +74,20 @@ def _paragraphs(*parts: str | None) -> str:
     return "\n\n".join(p for p in parts if p)
 
 
-def question(msg: QuestionMessage) -> discord.Embed:
-    """A question with its lettered choices; the footer says how many answered."""
+def question(msg: QuestionMessage, closes_at: datetime | None = None) -> discord.Embed:
+    """A question with its lettered choices; the footer says how many answered. A game's
+    says when it closes instead, as a countdown each reader's client keeps by itself."""
     choices = "\n".join(f"**{c.letter}.** {esc(c.text)}" for c in msg.choices)
-    return _embed(esc(msg.header), _paragraphs(esc(msg.question), choices), QUESTION, msg.footer)
+    closes = None
+    if msg.closes and closes_at is not None:
+        closes = esc(msg.closes).replace(WHEN, f"<t:{int(closes_at.timestamp())}:R>")
+    body = _paragraphs(esc(msg.question), choices, closes)
+    return _embed(esc(msg.header), body, QUESTION, msg.footer)
+
+
+def game_news(title: str, lines: list[str]) -> discord.Embed:
+    """A game's announcement, standings or results; players as mentions, drawn in the body."""
+    return _embed(esc(title), "\n".join(_NUMBERED.sub(r"\1\\. ", line) for line in lines), QUESTION)
 
 
 def _colour(correct: bool | None) -> discord.Colour:

@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass
 
 from bot.decks.model import Choice, Deck, Question
+from bot.domain.game import GameStep
 from bot.domain.records import PostRecord
 
 LETTERS = "ABCDE"
@@ -43,6 +44,8 @@ class PostView:
     deck: Deck
     question: Question
     answered: int
+    game: GameStep | None = None
+    """n of N and the deadline, when the post is a game's question and drawn by its loop."""
 
     @property
     def locale(self) -> str:

@@ -38,6 +38,7 @@ class NewPost:
     season: int
     opened_at: datetime
     schedule_id: int | None = None
+    game_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,9 @@ class PostRecord:
     message_ref: str | None = None
     """The platform's id of the posted message (Slack ts, Discord message id), once sent."""
     schedule_id: int | None = None
+    game_id: int | None = None
+    """The game it is a question of: its clicks are locked in, and said right or wrong only
+    at the reveal."""
 
     @property
     def is_open(self) -> bool:

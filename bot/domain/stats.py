@@ -19,6 +19,8 @@ class Stats:
     mastery: Mastery | None = None
     due: int | None = None
     """Questions due for review: shown to the person themself only."""
+    games: tuple[int, int] = (0, 0)
+    """Live games played, and won."""
 
     @property
     def accuracy(self) -> float:

@@ -17,6 +17,7 @@ from bot.domain.post import PostView, Reveal, ShownChoice
 from bot.domain.records import AnswerStatus
 from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.domain.stats import Stats
+from bot.presentation.game_messages import WHEN
 from bot.presentation.locales import digits, language_name, text
 from bot.presentation.review_messages import mastery_board_message, mastery_lines
 
@@ -39,6 +40,8 @@ class QuestionMessage:
     choices: list[ChoiceLine]
     footer: str
     fallback: str
+    closes: str | None = None
+    """A game's question: "Closes {WHEN}", the deadline drawn by the platform."""
 
 
 @dataclass(frozen=True)
@@ -103,18 +106,27 @@ def _choices(choices: Iterable[ShownChoice], locale: str) -> list[ChoiceLine]:
     return [ChoiceLine(c.letter, pick(c.choice.text, locale)) for c in choices]
 
 
-def post_message(view: PostView) -> QuestionMessage:
+def _header(view: PostView) -> str:
+    """"Deck · Question n of N": n is the question's place in its deck, or in its game."""
     loc = view.locale
-    q = view.question
-    question = pick(q.text, loc)
+    deck = pick(view.deck.title, loc)
+    if view.game is not None:
+        return text(loc, "game.header", deck=deck, n=view.game.number, total=view.game.of)
+    return text(loc, "post.header", deck=deck, n=view.question.position, total=len(view.deck))
+
+
+def post_message(view: PostView) -> QuestionMessage:
+    """A posted question; a game's says when it closes (`closes`), not how many answered."""
+    loc = view.locale
+    question = pick(view.question.text, loc)
+    game = view.game is not None
     return QuestionMessage(
-        header=text(
-            loc, "post.header", deck=pick(view.deck.title, loc), n=q.position, total=len(view.deck)
-        ),
+        header=_header(view),
         question=question,
         choices=_choices(view.choices, loc),
-        footer=text(loc, "post.answered", count=view.answered),
+        footer="" if game else text(loc, "post.answered", count=view.answered),
         fallback=text(loc, "post.fallback", question=question),
+        closes=text(loc, "game.closes", when=WHEN) if game else None,
     )
 
 
@@ -250,9 +262,7 @@ def reveal_message(reveal: Reveal) -> RevealMessage:
     )
     question = pick(q.text, loc)
     return RevealMessage(
-        header=text(
-            loc, "post.header", deck=pick(view.deck.title, loc), n=q.position, total=len(view.deck)
-        ),
+        header=_header(view),
         question=question,
         answer=text(loc, "reveal.title", letter=view.right_letter, choice=right),
         rows=rows,
@@ -305,6 +315,9 @@ def stats_message(stats: Stats, mention: Mention) -> BoardMessage:
     ]
     if stats.rank is not None:
         lines.append(text(loc, "stats.rank", rank=stats.rank))
+    played, won = stats.games
+    if played:
+        lines.append(text(loc, "stats.games", played=played, won=won))
     lines += mastery_lines(loc, stats.mastery, stats.due)
     return BoardMessage(text(loc, "stats.title", user=mention(stats.user_id)), lines, None)
 

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Sequence
 from typing import Protocol
 
+from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
 
@@ -40,6 +41,11 @@ class Delivery(Protocol):
 
     async def reveal(self, reveal: Reveal) -> None:
         """Shows the closed post's public reveal (edits `reveal.view.post.message_ref`)."""
+        ...
+
+    async def announce(self, news: GameNews) -> None:
+        """Posts a game's announcement, standings or results in its channel (raises
+        DeliveryError if the platform refused)."""
         ...
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:

@@ -117,6 +117,7 @@ class Quiz(Runs, Learning, Authoring):
         question_ref: str | None = None,
         *,
         schedule_id: int | None = None,
+        game_id: int | None = None,
     ) -> PostView:
         """Posts a question: fixes its choice order and its language now, for good."""
         deck = self.deck(deck_id)
@@ -134,6 +135,7 @@ class Quiz(Runs, Learning, Authoring):
                 season=server.season,
                 opened_at=self.clock.now(),
                 schedule_id=schedule_id,
+                game_id=game_id,
             )
         )
         known: asyncio.Future[PostRecord | None] = asyncio.get_running_loop().create_future()
@@ -215,6 +217,8 @@ class Quiz(Runs, Learning, Authoring):
     ) -> AnswerResult:
         """The caller's standing answer to a post, again (the "other language" button)."""
         view = await self._post_of(actor, post_id)
+        if view.post.game_id is not None:  # a game's reply says no more than "locked in"
+            raise QuizError("stale_click")
         choice = await self.store.post_answer_of(post_id, actor.user_id)
         if choice is None:
             raise QuizError("not_answered")
@@ -340,6 +344,7 @@ class Quiz(Runs, Learning, Authoring):
             locale=await self.ui_locale(actor),
             mastery=mastery,
             due=mastery.due if who == actor.user_id else None,
+            games=await self.store.games_of(actor.server_id, who),
         )
 
     async def is_hidden(self, actor: Actor) -> bool:

@@ -22,6 +22,7 @@ from bot.domain.clock import Clock
 from bot.observability.metrics import Metrics
 from bot.service.admission import Admission
 from bot.service.delivery import Delivery
+from bot.service.games import Games
 from bot.service.live_posts import LivePosts
 from bot.service.ports import QuizStore
 from bot.service.publishing import Publishing
@@ -51,16 +52,20 @@ class Services:
     admission: Admission = field(default_factory=Admission)
     """The clicks being answered, on every platform of this process."""
     publishing: Publishing = field(init=False)
+    games: Games = field(init=False)
+    """Live games, posted through the deliveries the scheduler has."""
 
     def __post_init__(self) -> None:
         self.publishing = Publishing(self.quiz)
+        self.games = Games(self.store, self.quiz, self.clock, self.scheduler.deliveries)
 
     def live_posts(self, interval: float) -> LivePosts:
         """The open question messages of one platform, redrawn at most every `interval` s."""
         return LivePosts(self.quiz, self.clock, interval)
 
     def register_delivery(self, platform: str, delivery: Delivery) -> None:
-        """Lets the scheduler post daily questions on `platform` ("slack", "discord")."""
+        """Lets the scheduler post daily questions, and the game loop play games, on
+        `platform` ("slack", "discord")."""
         self.scheduler.deliveries[platform] = delivery
 
     def unregister_delivery(self, platform: str, delivery: Delivery) -> None:

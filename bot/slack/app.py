@@ -226,7 +226,7 @@ def _register(
     sessions: Sessions,
 ) -> None:
     quiz, metrics, admission = services.quiz, services.metrics, services.admission
-    commands = Commands(quiz, services.publishing, posts, schedule)
+    commands = Commands(quiz, services.publishing, posts, schedule, services.games)
     clicks = Clicks(quiz, posts)
 
     async def on_command(

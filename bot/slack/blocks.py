@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from slack_sdk.models.blocks import (
@@ -30,10 +31,12 @@ from slack_sdk.models.blocks import (
 from slack_sdk.models.views import View
 
 from bot.domain.answer import AnswerResult
+from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.review import card_key
 from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.presentation import messages
+from bot.presentation.game_messages import WHEN, locked_text, news_message
 from bot.presentation.locales import text
 from bot.presentation.schedule_messages import ScheduleMessage
 from bot.slack import actions
@@ -43,6 +46,7 @@ from bot.slack.mrkdwn import (
     clip_markup,
     escape,
     has_mention,
+    placeholder,
     with_channels,
     with_mentions,
 )
@@ -126,7 +130,8 @@ def _question(msg: messages.QuestionMessage, buttons: list[ButtonElement]) -> li
 
 
 def question_post(view: PostView) -> Reply:
-    """A posted question: header, question, lettered choices, a button each, "N answered"."""
+    """A posted question: header, question, lettered choices, a button each, "N answered"
+    (a game's: when it closes, in each reader's own time zone)."""
     msg = messages.post_message(view)
     buttons = [
         _button(
@@ -134,7 +139,28 @@ def question_post(view: PostView) -> Reply:
         )
         for i, c in enumerate(msg.choices)
     ]
-    return Reply(_fallback(msg.fallback), _question(msg, buttons))
+    question = _question(msg, buttons)
+    if msg.closes and view.game is not None:
+        when = slack_time(view.game.closes_at)
+        question.append(_context(escape(msg.closes).replace(WHEN, when)))
+    return Reply(_fallback(msg.fallback), question)
+
+
+def slack_time(at: datetime) -> str:
+    """A clock time Slack shows in each reader's zone (it has no live countdown)."""
+    stamp = int(at.timestamp())
+    return f"<!date^{stamp}^{{time_secs}}|{at.strftime('%H:%M:%S')} UTC>"
+
+
+def game_news(news: GameNews) -> Reply:
+    """A game's announcement, standings or results: a board, players as mentions."""
+    title, lines = news_message(news, placeholder)
+    return board_reply(messages.BoardMessage(title, lines, None))
+
+
+def locked_reply(result: AnswerResult) -> Reply:
+    """The private reply to a click on a game's question: locked in, no verdict yet."""
+    return text_reply(locked_text(result))
 
 
 def reveal_post(reveal: Reveal) -> Reply:
@@ -169,7 +195,7 @@ def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
 
 
 def report_button(label: str | None, deck_id: str, question_id: str) -> list[ButtonElement]:
-    """"Report a problem" about a question: opens the form (`bot.slack.reports`)."""
+    """ "Report a problem" about a question: opens the form (`bot.slack.reports`)."""
     if not label:
         return []
     return [_button(label, actions.REPORT, card_key(deck_id, question_id))]

@@ -80,9 +80,11 @@ class Clicks:
             click.actor, parsed.post_id, parsed.shown, deadline=click.deadline
         )
         new = result.status is AnswerStatus.NEW
+        handled = Handled(result.status.value, parsed.post_id, result.correct if new else None)
+        if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
+            return Said(blocks.locked_reply(result), handled)
         if new:
             self._posts.answered(parsed.post_id, Editor(click.client))
-        handled = Handled(result.status.value, parsed.post_id, result.correct if new else None)
         return Said(blocks.answer_reply(result), handled)
 
     async def switch_locale(self, click: Click) -> Said:

@@ -15,6 +15,7 @@ from bot.domain.run import RunStep
 from bot.presentation import messages
 from bot.presentation.locales import language_name, text
 from bot.presentation.report_messages import health_lines
+from bot.service.games import Games
 from bot.service.live_posts import LivePosts
 from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
@@ -37,6 +38,8 @@ class Command:
         """Whether the answer depends on the caller being an admin (users.info is asked)."""
         if self.name in ("close", "reset", "schedule", "report"):
             return True
+        if self.name == "game":
+            return _lower(self.arg(0)) == "stop"
         return self.name == "language" and any(a.lower() == "server" for a in self.args[1:])
 
     def arg(self, i: int) -> str | None:
@@ -84,9 +87,15 @@ class Commands:
     `schedule` handles `/quiz schedule ...` (`bot.slack.schedules`)."""
 
     def __init__(
-        self, quiz: Quiz, publishing: Publishing, posts: LivePosts, schedule: Handler
+        self,
+        quiz: Quiz,
+        publishing: Publishing,
+        posts: LivePosts,
+        schedule: Handler,
+        games: Games,
     ) -> None:
         self._quiz = quiz
+        self._games = games
         self._publishing = publishing
         self._posts = posts
         self._handlers: dict[str, Handler] = {
@@ -102,6 +111,7 @@ class Commands:
             "privacy": self._privacy,
             "review": self._review,
             "report": self._report,
+            "game": self._game,
             "help": self._help,
         }
 
@@ -163,6 +173,19 @@ class Commands:
         view = await self._quiz.question_health(req.actor, _lower(cmd.arg(0)))
         title, lines = health_lines(view, placeholder)
         await private(req.respond, blocks.board_reply(messages.BoardMessage(title, lines, None)))
+
+    async def _game(self, req: Request, cmd: Command) -> None:
+        """`/quiz game [deck] [questions] [seconds]`, or `/quiz game stop`: the game itself
+        is announced in the channel by the game loop; the caller is told privately."""
+        if _lower(cmd.arg(0)) == "stop":
+            await self._games.stop(req.actor, req.channel_id)
+            await self._say(req, text(await self._locale(req), "game.stopping"))
+            return
+        words = list(cmd.args)
+        deck = _lower(words.pop(0)) if words and not words[0].isdigit() else None
+        numbers = [*words, None, None]
+        game = await self._games.start(req.actor, req.channel_id, deck, numbers[0], numbers[1])
+        await self._say(req, text(game.locale, "game.starting"))
 
     async def _leaderboard(self, req: Request, cmd: Command) -> None:
         first, deck = _lower(cmd.arg(0)), _lower(cmd.arg(1))

@@ -16,6 +16,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.domain.actor import Actor
+from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
 from bot.presentation.locales import text
@@ -116,6 +117,16 @@ class SlackDelivery:
         failure = await self._posts.reveal(reveal, Editor(client), post_it)
         if failure is not None:
             raise DeliveryError(refusal(failure))
+
+    async def announce(self, news: GameNews) -> None:
+        """A game's public message in its channel."""
+        client = await self._workspaces.client(news.game.server_id)
+        try:
+            await client.chat_postMessage(
+                channel=news.game.channel_id, **blocks.game_news(news).payload()
+            )
+        except SENDING_FAILED as error:
+            raise _failed(error) from error
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """A DM from the bot to the admin who set the schedule (chat.postMessage to a user id

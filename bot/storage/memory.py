@@ -34,12 +34,13 @@ from bot.domain.scoring import meeting_points
 from bot.domain.totals import DailyPost, streak_of
 from bot.service.ports import QuestionOpen, QuizStore
 from bot.storage.memory_answers import Answers, StoredAnswer
+from bot.storage.memory_games import MemoryGames
 from bot.storage.memory_reviews import MemoryReviews
 from bot.storage.memory_schedules import MemorySchedules
 from bot.storage.memory_schedules import utc as _utc
 
 
-class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
+class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
     """Every aggregate in dicts, indexed the way the methods look them up."""
 
     def __init__(self) -> None:
@@ -59,6 +60,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
         """(server, season, user, deck, question): the first meetings, which alone score."""
         MemorySchedules.__init__(self)
         MemoryReviews.__init__(self)
+        MemoryGames.__init__(self)
 
     async def close(self) -> None:
         """Nothing to let go of."""
@@ -117,6 +119,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
             self._run_answers.pop(run_id, None)
             self._active_runs.pop((run.server_id, run.user_id, run.deck_id), None)
         self.forget_reviews(server_id, user_id)
+        self.forget_games(server_id, user_id)
         return self._answers.forget(server_id, user_id)
 
     async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:
@@ -166,6 +169,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
             season=post.season,
             opened_at=_utc(post.opened_at),
             schedule_id=post.schedule_id,
+            game_id=post.game_id,
         )
         self._posts[record.id] = record
         return record

@@ -31,6 +31,7 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
                 poster_id=post.poster_id,
                 season=post.season,
                 schedule_id=post.schedule_id,
+                game_id=post.game_id,
                 opened_at=post.opened_at,
             )
             .on_conflict_do_nothing(

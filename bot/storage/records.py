@@ -35,6 +35,7 @@ def post_record(row: AnyRow) -> PostRecord:
         closed_at=row.closed_at,
         message_ref=row.message_ref,
         schedule_id=row.schedule_id,
+        game_id=row.game_id,
     )
 
 

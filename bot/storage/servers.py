@@ -16,6 +16,7 @@ from bot.storage.scores import ScoreCounts
 from bot.storage.tables import (
     answers,
     first_meetings,
+    game_results,
     meta,
     problem_reports,
     review_answers,
@@ -111,7 +112,8 @@ class SqlServers(SqlAggregate, Servers):
                 counts.leave((server_id, row.season, row.period, row.deck_key), row.points)
             conn.execute(delete(standings).where(where(standings)))
             answered = conn.execute(delete(answers).where(where(answers))).rowcount
-            for table in (runs, first_meetings, review_answers, problem_reports, user_settings):
+            forgotten = (runs, first_meetings, review_answers, problem_reports, game_results)
+            for table in (*forgotten, user_settings):
                 conn.execute(delete(table).where(where(table)))
             return int(answered)
 

@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import QuizStore
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
+from bot.storage.games import SqlGames
 from bot.storage.posts import SqlPosts
 from bot.storage.reviews import SqlReviews
 from bot.storage.runs import SqlRuns
@@ -34,7 +35,15 @@ async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
 
 
 class SqlStore(
-    SqlServers, SqlPosts, SqlRuns, SqlStandings, SqlReviews, SqlSchedules, SqlSlots, QuizStore
+    SqlServers,
+    SqlPosts,
+    SqlRuns,
+    SqlStandings,
+    SqlReviews,
+    SqlSchedules,
+    SqlSlots,
+    SqlGames,
+    QuizStore,
 ):
     """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
 

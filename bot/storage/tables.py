@@ -111,6 +111,7 @@ posts = Table(
     Column("opened_at", UtcDateTime, nullable=False),
     Column("closed_at", UtcDateTime),
     Column("message_ref", String),
+    Column("game_id", RowId),
 )
 Index(
     "ix_posts_open_in_channel",
@@ -142,6 +143,61 @@ Index(
     postgresql_where=posts.c.schedule_id.is_not(None),
 )
 """Streaks walk a server's scheduled posts, newest first."""
+Index(
+    "ix_posts_game",
+    posts.c.game_id,
+    posts.c.id,
+    sqlite_where=posts.c.game_id.is_not(None),
+    postgresql_where=posts.c.game_id.is_not(None),
+)
+"""A game's questions, in the order they were asked."""
+
+games = Table(
+    "games",
+    metadata,
+    Column("id", RowId, primary_key=True, autoincrement=True),
+    Column("server_id", String, nullable=False),
+    Column("channel_id", String, nullable=False),
+    Column("deck_id", String, nullable=False),
+    Column("starter_id", String, nullable=False),
+    Column("locale", String, nullable=False),
+    Column("season", Integer, nullable=False),
+    Column("rounds", Integer, nullable=False),
+    Column("seconds", Integer, nullable=False),
+    Column("state", String, nullable=False),
+    Column("phase", String, nullable=False),
+    Column("due_at", UtcDateTime, nullable=False),
+    Column("step", Integer, nullable=False, server_default="0"),
+    Column("lease_until", UtcDateTime),
+    Column("stop_by", String),
+    Column("started_at", UtcDateTime, nullable=False),
+    Column("ended_at", UtcDateTime),
+)
+"""Live games (`bot.domain.game`): the loop moves each on when `due_at` comes."""
+GAME_RUNNING = games.c.state == literal_column("'running'")
+Index(
+    "uq_games_running_channel",
+    games.c.server_id,
+    games.c.channel_id,
+    unique=True,
+    sqlite_where=GAME_RUNNING,
+    postgresql_where=GAME_RUNNING,
+)
+"""One game per channel at a time: a second start loses this key."""
+Index("ix_games_due", games.c.state, games.c.due_at)
+
+game_results = Table(
+    "game_results",
+    metadata,
+    Column("game_id", RowId, ForeignKey("games.id"), primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("server_id", String, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("place", Integer, nullable=False),
+)
+"""Everyone who played a finished game, with their place: `/quiz stats` counts games played
+and won from a person's rows."""
+Index("ix_game_results_player", game_results.c.server_id, game_results.c.user_id)
 
 runs = Table(
     "runs",

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
+from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
 from bot.presentation.report_messages import digest_messages
@@ -34,6 +35,8 @@ class FakeDelivery:
     explode: set[str] = field(default_factory=set)
     refuse_reveals: bool = False
     server_admins: dict[str, list[str]] = field(default_factory=dict)
+    news: list[GameNews] = field(default_factory=list)
+    """A game's announcements, standings and results, as `announce` got them."""
     told: list[tuple[str, str, str]] = field(default_factory=list)
     """(server, user, message) of each DM `tell` sent."""
     unreachable: set[str] = field(default_factory=set)
@@ -60,6 +63,11 @@ class FakeDelivery:
         if self.refuse_reveals:
             raise DeliveryError("message_not_found")
         self.reveals.append(reveal)
+
+    async def announce(self, news: GameNews) -> None:
+        if news.game.channel_id in self.fail:
+            raise DeliveryError(self.fail[news.game.channel_id])
+        self.news.append(news)
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         self.failures.append((schedule, reason))

@@ -342,6 +342,8 @@ class DiscordBot:
                 resolved.setdefault("users", {})[str(value.id)] = user(value.id, value.name)
                 member = {k: v for k, v in value.member().items() if k != "user"}
                 resolved.setdefault("members", {})[str(value.id)] = member
+            elif isinstance(value, int) and not isinstance(value, bool):
+                values.append({"type": 4, "name": name, "value": value})
             else:
                 values.append({"type": 3, "name": name, "value": value})
             if name == focused:
