@@ -12,11 +12,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import decks, discord_bench, leaderboard, memory, slack_bench, throughput
+from bench import decks, discord_bench, game_bench, leaderboard, memory, slack_bench, throughput
 from bench.databases import postgres_version
 from bench.report import ROOT, Figure, failed, machine, table, write_results
 
-SECTIONS = ("answers", "slack", "discord", "leaderboard", "memory", "validate")
+SECTIONS = ("answers", "slack", "discord", "game", "leaderboard", "memory", "validate")
 
 
 async def run(quick: bool, only: list[str], full_postgres: bool) -> list[Figure]:
@@ -35,6 +35,8 @@ async def run(quick: bool, only: list[str], full_postgres: bool) -> list[Figure]
                     got = await slack_bench.run(quick)
                 elif section == "discord":
                     got = await discord_bench.run(quick)
+                elif section == "game":
+                    got = await game_bench.run(quick)
                 elif section == "leaderboard":
                     got = await leaderboard.run(quick, sqlite_only_at_1e7=not full_postgres)
                 elif section == "memory":

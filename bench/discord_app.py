@@ -66,6 +66,7 @@ gateway_url = "{gateway_url}"
             intents=INTENTS, allowed_mentions=discord.AllowedMentions.none(), max_messages=None
         )
     task = asyncio.create_task(client.start(TOKEN))
+    games = asyncio.create_task(app.games.run()) if app is not None else None  # as `quizbot run`
     try:
         while not client.is_ready():  # wait_until_ready() refuses before login
             if task.done():
@@ -75,6 +76,8 @@ gateway_url = "{gateway_url}"
         print(f"READY {len(client.guilds)}", flush=True)
         await stdin_closed()
     finally:
+        if games is not None:
+            games.cancel()
         await client.close()
         await asyncio.wait_for(task, 10)
         if app is not None:
