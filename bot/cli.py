@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check deck files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: configured paths)")
+    validate.add_argument(
+        "--strict", action="store_true", help="fail (exit 1) on warnings too, not only problems"
+    )
     validate.add_argument("--config", help="config file")
 
     run = sub.add_parser("run", help="run every platform the config enables")
@@ -115,17 +118,22 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _validate(config: Config, paths: Sequence[str]) -> int:
+def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int:
+    """Problems (the deck cannot load) fail; warnings (it teaches less) fail only if strict."""
+    from bot.decks.lint import lint
     from bot.decks.loading import load_decks
 
     targets = [Path(p) for p in paths] if paths else config.question_paths
     report = load_decks(targets)
     for problem in report.problems:
         print(problem)
+    warnings = [w for deck in report.decks for w in lint(deck, report.places[deck.id])]
+    for warning in warnings:
+        print(warning)
     if not report.ok:
         return 1
-    print(report.summary())
-    return 0
+    print(report.summary(len(warnings)))
+    return 1 if strict and warnings else 0
 
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
@@ -341,7 +349,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     config = load_config(getattr(args, "config", None))
     if args.command == "validate":
-        return _validate(config, args.paths)
+        return _validate(config, args.paths, args.strict)
     if args.command == "play":
         return asyncio.run(_play(config, args))
     if args.command == "run":
