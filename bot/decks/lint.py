@@ -214,8 +214,8 @@ class _Lint:
                     self.warn(
                         place.of(later),
                         name,
-                        f"{label} in '{later}' is the same text as in '{earlier}': "
-                        f"it is missing in '{later}'",
+                        f"{label} is the same text in '{earlier}' and '{later}': "
+                        f"write it in each language",
                         question,
                     )
                     break
