@@ -227,11 +227,15 @@ async def _answer_log(
 
 
 def _report(config: Config, args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from bot.decks.lint import lint
     from bot.decks.loading import load_decks
     from bot.domain.health import health
-    from bot.presentation.health_report import html, report_list, table
+    from bot.presentation.health_report import html, report_list, table, warning_list
 
-    decks = {d.id: d for d in load_decks(config.question_paths).decks}
+    loaded = load_decks(config.question_paths)
+    decks = {d.id: d for d in loaded.decks}
     if args.deck is not None and args.deck not in decks:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
         return 1
@@ -239,12 +243,19 @@ def _report(config: Config, args: argparse.Namespace) -> int:
     log, reports = asyncio.run(_answer_log(config, args.server, args.deck))
     questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
     rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
-    print(table(rows))
+    warnings = [w for d in chosen for w in lint(d, loaded.places[d.id])]
+    print(table(rows, decks))
+    if warnings:
+        print()
+        print(warning_list(warnings))
     if reports:
         print()
         print(report_list(reports))
     if args.html:
-        page = html(rows, decks, args.locale, reports)
+        made = datetime.now(UTC)
+        page = html(
+            rows, decks, args.locale, reports, server=args.server, made=made, warnings=warnings
+        )
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"{args.html}: the report with a chart per question")
     return 0

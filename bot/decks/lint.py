@@ -82,7 +82,10 @@ class _Lint:
         """A warning, unless a question it is about ignores it."""
         if any(name in self.place(q).ignored for q in about):
             return
-        self.warnings.append(LintWarning(self.places.path, at.line, at.column, name, message))
+        question = about[0].id if about else None
+        self.warnings.append(
+            LintWarning(self.places.path, at.line, at.column, name, message, question)
+        )
 
     def place(self, question: Question) -> QuestionPlace:
         return self.places.questions[question.id]
@@ -101,7 +104,16 @@ class _Lint:
             if name not in NAMES:
                 guess = difflib.get_close_matches(name, NAMES, n=1)
                 hint = f" (did you mean '{guess[0]}'?)" if guess else ""
-                self.warn(at, "unknown-warning", f"lint ignores '{name}', no warning's name{hint}")
+                self.warnings.append(
+                    LintWarning(
+                        self.places.path,
+                        at.line,
+                        at.column,
+                        "unknown-warning",
+                        f"lint ignores '{name}', no warning's name{hint}",
+                        question.id,
+                    )
+                )
 
     def length_tell(self, question: Question) -> None:
         for locale in self.deck.locales:

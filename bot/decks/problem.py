@@ -48,6 +48,8 @@ class LintWarning:
     column: int
     name: str
     message: str
+    question: str | None = None
+    """The id of the question it points into; None for the deck as a whole."""
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.column}: warning: {self.message} [{self.name}]"
