@@ -358,3 +358,24 @@ def test_the_shipped_decks_pass_strict(capsys: pytest.CaptureFixture[str]) -> No
     status, lines = validate(capsys, SHIPPED, "--strict")
     assert warnings(lines) == []
     assert status == 0
+
+
+KNOWN_LEAKS = {
+    # The review's T3/T4 (content-2026-12): true leaks of the decks as they were; the rewrite
+    # removes them. Anything else gives-away finds in the shipped decks is a false positive.
+    ("zero-stage2-memory", "mixed-precision-adam-bytes"),
+    ("fsdp-collectives", "zero3-communication"),
+    ("pipeline-bubble", "reducing-the-bubble"),
+    ("tensor-parallel-split", "tensor-parallel-framework"),
+}
+
+
+def test_gives_away_finds_in_the_shipped_decks_only_real_leaks() -> None:
+    report = load_decks([SHIPPED])
+    found = {
+        (w.question, w.message.split("question '")[1].split("'")[0])
+        for deck in report.decks
+        for w in lint(deck, report.places[deck.id])
+        if w.name == "gives-away"
+    }
+    assert found <= KNOWN_LEAKS

@@ -5,17 +5,19 @@ rule, per locale, is built to fire rarely and rightly (a deck is full of shared 
 a shared word proves nothing):
 
 1. Q's *telling content* is what its right answer says that no wrong choice does: the numbers
-   and the two-word phrases (adjacent content words, stop words left out) of the right answer
-   that appear in none of its wrong choices. A right answer without such content (one word, or
-   only a new combination of the wrong choices' words) cannot be found this way, and is left
-   alone.
+   (of two characters or more) and the two-word phrases (adjacent content words, stop words
+   left out) of the right answer that appear in none of its wrong choices, nor in Q's own
+   text, nor in more than 15% of the deck's questions (its common vocabulary). A right answer
+   without such content (one word) cannot be found this way, and is left alone.
 2. A text T of another question gives Q away when all of these hold:
-   - T contains some of Q's telling content;
+   - T contains a number of Q's telling content, or half its phrases (at least two when the
+     right answer has no word that no wrong choice has, i.e. it only orders their words);
    - T contains at least half of the words of Q's right answer that no wrong choice has;
-   - T contains none of the words that set a wrong choice apart from the right answer (a text
-     that names the alternatives too is comparing them, not answering);
-   - T shares at least two content words of Q's own stem (or all of a shorter stem), so it is
-     about what Q asks, not only about the same terms.
+   - T says nothing that sets a wrong choice apart from the right answer (a phrase or number
+     of it, or half its own words): a text that names the alternatives too is comparing
+     them, not answering;
+   - T is about what Q asks: it shares a two-word phrase of Q's text, or 40% of its content
+     words (at least two).
 Words are compared after Unicode NFC and case folding, with Bengali digits read as ASCII and a
 plural English -s dropped.
 """
@@ -36,10 +38,10 @@ _SENTENCE_ENDS = frozenset(".;:!?।()[]\n")
 COVERAGE = 0.5
 STEM_WORDS = 2
 STEM_SHARE = 0.4
-COMMON_SHARE = 0.2
+COMMON_SHARE = 0.15
 COMMON_MIN = 2
-"""A phrase or number found in more than 20% of a deck's questions (and more than 2) is the
-deck's common vocabulary ("backward pass"), which tells nothing."""
+"""A phrase or number found in more than 15% of a deck's questions (and more than 2) is the
+deck's common vocabulary ("backward pass"), which tells no answer."""
 
 Unit = tuple[str, ...]
 """A word, or two adjacent content words."""
@@ -114,7 +116,10 @@ class _Finder:
                 continue
             hits = answer.telling & units
             shown = sorted(" ".join(unit) for unit in hits)
-            told = any(map(_counted, hits)) or len(hits) >= min(2, -(-len(answer.telling) // 2))
+            # An answer with no words of its own (a new order of the wrong choices' words)
+            # needs two of its phrases said; one is only the deck's subject.
+            needed = min(2, -(-len(answer.telling) // 2)) if answer.words else 2
+            told = any(map(_counted, hits)) or len(hits) >= min(needed, len(answer.telling))
             covered = len(answer.words & words) >= COVERAGE * len(answer.words)
             compared = any(_said(wrong, units) for wrong in answer.wrongs)
             if told and covered and not compared and _about(answer.stem, units):

@@ -73,7 +73,7 @@ STOP_WORDS: dict[str, frozenset[str]] = {
         "some more most less least many much one other others same own per via about after "
         "before between through during while because if else up down out off again once here "
         "new uses use used using makes make made get gets gives give way ways thing things "
-        "instead rather like"
+        "instead rather like et al"
     ),
     "bn": _word_set(
         "এবং ও আর বা অথবা কিন্তু তবে যে যা যার যাকে যেটা যেটি এই এ ওই সেই সে তা তার তাদের তাকে এর "
