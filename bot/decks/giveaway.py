@@ -24,6 +24,7 @@ plural English -s dropped.
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import Counter, defaultdict
 from collections.abc import Iterator
@@ -32,9 +33,8 @@ from dataclasses import dataclass
 from bot.decks.model import Deck, Question
 from bot.decks.vocabulary import stop_words
 
-_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789")
-_JOINERS = frozenset("\u200c\u200d")
-_SENTENCE_ENDS = frozenset(".;:!?।()[]\n")
+_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789", "\u200c\u200d")
+"""Bengali digits read as ASCII; the zero-width (non-)joiners dropped."""
 COVERAGE = 0.5
 STEM_WORDS = 2
 STEM_SHARE = 0.4
@@ -84,6 +84,7 @@ class _Finder:
         self.deck = deck
         self.locale = locale
         self.stop = stop_words(locale) | stop_words("en")
+        self._read: dict[str, frozenset[Unit]] = {}
         spread: Counter[Unit] = Counter()
         for question in deck.questions:
             said = (self._units(text) for _, _, text in _parts(question, locale))
@@ -148,7 +149,11 @@ class _Finder:
         )
 
     def _units(self, text: str) -> frozenset[Unit]:
-        """The content words of a text, and each two adjacent ones within a sentence."""
+        """The content words of a text, and each two adjacent ones within a sentence (each
+        text is read once: choices and stems are looked at several times)."""
+        known = self._read.get(text)
+        if known is not None:
+            return known
         units: set[Unit] = set()
         previous: str | None = None
         for word in _tokens(text):
@@ -161,7 +166,8 @@ class _Finder:
             if previous is not None:
                 units.add((previous, word))
             previous = word
-        return frozenset(units)
+        self._read[text] = frozenset(units)
+        return self._read[text]
 
 
 def _parts(question: Question, locale: str) -> Iterator[tuple[str, int | None, str]]:
@@ -181,8 +187,9 @@ def _words(units: frozenset[Unit]) -> frozenset[str]:
 
 
 def _number(unit: Unit) -> bool:
-    """A number of two characters or more ("16", "1.5", "8x"): a lone digit is everywhere."""
-    return len(unit) == 1 and len(unit[0]) >= 2 and any(ch.isdigit() for ch in unit[0])
+    """A number of two characters or more ("16", "1.5", "8x", "7.5b"); a lone digit is
+    everywhere, and a name with digits ("fp16", "h100") is a term, not a figure."""
+    return len(unit) == 1 and len(unit[0]) >= 2 and unit[0][0].isdigit()
 
 
 def _counted(unit: Unit) -> bool:
@@ -209,30 +216,32 @@ def _about(stem: frozenset[Unit], units: frozenset[Unit]) -> bool:
     return shared >= min(STEM_WORDS, len(words)) and shared >= STEM_SHARE * len(words)
 
 
+def _token_pattern() -> re.Pattern[str]:
+    """Numbers with a decimal point, words (letters, digits and the combining marks that
+    Bengali vowel signs are, which `\\w` leaves out), or a sentence break."""
+    marks = "".join(
+        re.escape(chr(code))
+        for code in range(0x300, 0x10000)
+        if unicodedata.category(chr(code)).startswith("M")
+    )
+    letter = f"[^\\W_]|[{marks}]"
+    return re.compile(
+        rf"(\d+(?:[.,]\d+)+(?:{letter})*)|((?:{letter})+)|([.;:!?।()\[\]\n])"
+    )
+
+
+_TOKEN = _token_pattern()
+
+
 def _tokens(text: str) -> Iterator[str | None]:
-    """Words (letters, marks and digits; a decimal point inside a number), folded; None at
-    each sentence break."""
+    """Words (a decimal point inside a number kept), folded; None at each sentence break."""
     text = unicodedata.normalize("NFC", text).casefold().translate(_DIGITS)
-    word: list[str] = []
-    for index, ch in enumerate(text):
-        if ch in _JOINERS:
-            continue
-        if unicodedata.category(ch)[0] in "LMN" or (
-            ch in ".," and word and word[-1].isdigit() and text[index + 1 : index + 2].isdigit()
-        ):
-            word.append(ch)
-            continue
-        if word:
-            yield _plain("".join(word))
-            word = []
-        if ch in _SENTENCE_ENDS:
-            yield None
-    if word:
-        yield _plain("".join(word))
+    for number, word, _ in _TOKEN.findall(text):
+        yield _plain(number or word) if number or word else None
 
 
 def _plain(word: str) -> str:
-    """An English plural's -s dropped ("states" and "state" are the same content)."""
-    if word.isascii() and len(word) > 4 and word.endswith("s") and not word.endswith("ss"):
-        return word[:-1]
-    return word
+    """An English plural's -s or -es dropped ("states", "batches" read as "state", "batch")."""
+    if not word.isascii() or len(word) <= 4 or not word.endswith("s") or word.endswith("ss"):
+        return word
+    return word[:-2] if word.endswith(("ches", "shes", "sses", "xes")) else word[:-1]

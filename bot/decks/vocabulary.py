@@ -8,6 +8,7 @@ A locale is looked up by its language (`pt-BR` reads `pt`); the words an import 
 from __future__ import annotations
 
 import unicodedata
+from functools import cache
 
 from bot.decks.formats.phrasebook import true_false
 
@@ -47,8 +48,10 @@ NONE_OF_THE_ABOVE: dict[str, tuple[str, ...]] = {
 }
 
 _TRUE_FALSE: dict[str, tuple[tuple[str, str], ...]] = {
-    "en": (("true", "false"),),
-    "bn": (("সত্য", "মিথ্যা"), ("সঠিক", "ভুল"), ("ঠিক", "ভুল")),
+    # Two choices that are these words make a true/false (or yes/no) question, not a
+    # question short of choices.
+    "en": (("true", "false"), ("correct", "incorrect"), ("yes", "no")),
+    "bn": (("সত্য", "মিথ্যা"), ("সঠিক", "ভুল"), ("ঠিক", "ভুল"), ("হ্যাঁ", "না")),
     "es": (("verdadero", "falso"),),
     "fr": (("vrai", "faux"),),
     "de": (("wahr", "falsch"), ("richtig", "falsch")),
@@ -104,11 +107,18 @@ def catch_all(text: str, locale: str) -> str | None:
     """ "all" or "none" if the choice is only "all/none of the above" (in its language or
     English), else None."""
     said = normal(text)
-    for kind, table in (("all", ALL_OF_THE_ABOVE), ("none", NONE_OF_THE_ABOVE)):
-        phrases = (*table.get(language(locale), ()), *table["en"])
-        if any(said == normal(phrase) for phrase in phrases):
+    for kind, phrases in _catch_alls(language(locale)):
+        if said in phrases:
             return kind
     return None
+
+
+@cache
+def _catch_alls(language: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    return tuple(
+        (kind, frozenset(normal(p) for p in (*table.get(language, ()), *table["en"])))
+        for kind, table in (("all", ALL_OF_THE_ABOVE), ("none", NONE_OF_THE_ABOVE))
+    )
 
 
 def true_false_pair(first: str, second: str, locale: str) -> bool:
