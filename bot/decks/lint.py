@@ -75,7 +75,8 @@ class _Lint:
         self.warnings: list[LintWarning] = []
 
     def where(self, locale: str) -> str:
-        """" in 'en'" when the deck has several locales, so the author knows which to fix."""
+        """Names the locale (" in 'en'") when the deck has several, so the author knows which
+        text to fix."""
         return f" in '{locale}'" if len(self.deck.locales) > 1 else ""
 
     def warn(self, at: At, name: str, message: str, *about: Question) -> None:
