@@ -39,8 +39,8 @@ COVERAGE = 0.5
 STEM_WORDS = 2
 STEM_SHARE = 0.4
 COMMON_SHARE = 0.15
-COMMON_MIN = 2
-"""A phrase or number found in more than 15% of a deck's questions (and more than 2) is the
+COMMON_MIN = 3
+"""A phrase or number found in more than 15% of a deck's questions (and more than 3) is the
 deck's common vocabulary ("backward pass"), which tells no answer."""
 
 Unit = tuple[str, ...]
