@@ -55,6 +55,9 @@ def _parser() -> argparse.ArgumentParser:
 
     validate = sub.add_parser("validate", help="check deck files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: configured paths)")
+    validate.add_argument(
+        "--strict", action="store_true", help="fail (exit 1) on warnings too, not only problems"
+    )
     validate.add_argument("--config", help="config file")
 
     run = sub.add_parser("run", help="run every platform the config enables")
@@ -115,17 +118,22 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _validate(config: Config, paths: Sequence[str]) -> int:
+def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int:
+    """Problems (the deck cannot load) fail; warnings (it teaches less) fail only if strict."""
+    from bot.decks.lint import lint
     from bot.decks.loading import load_decks
 
     targets = [Path(p) for p in paths] if paths else config.question_paths
     report = load_decks(targets)
     for problem in report.problems:
         print(problem)
+    warnings = [w for deck in report.decks for w in lint(deck, report.places[deck.id])]
+    for warning in warnings:
+        print(warning)
     if not report.ok:
         return 1
-    print(report.summary())
-    return 0
+    print(report.summary(len(warnings)))
+    return 1 if strict and warnings else 0
 
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
@@ -219,11 +227,15 @@ async def _answer_log(
 
 
 def _report(config: Config, args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from bot.decks.lint import lint
     from bot.decks.loading import load_decks
     from bot.domain.health import health
-    from bot.presentation.health_report import html, report_list, table
+    from bot.presentation.health_report import html, report_list, table, warning_list
 
-    decks = {d.id: d for d in load_decks(config.question_paths).decks}
+    loaded = load_decks(config.question_paths)
+    decks = {d.id: d for d in loaded.decks}
     if args.deck is not None and args.deck not in decks:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
         return 1
@@ -231,12 +243,19 @@ def _report(config: Config, args: argparse.Namespace) -> int:
     log, reports = asyncio.run(_answer_log(config, args.server, args.deck))
     questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
     rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
-    print(table(rows))
+    warnings = [w for d in chosen for w in lint(d, loaded.places[d.id])]
+    print(table(rows, decks))
+    if warnings:
+        print()
+        print(warning_list(warnings))
     if reports:
         print()
         print(report_list(reports))
     if args.html:
-        page = html(rows, decks, args.locale, reports)
+        made = datetime.now(UTC)
+        page = html(
+            rows, decks, args.locale, reports, server=args.server, made=made, warnings=warnings
+        )
         Path(args.html).write_text(page, encoding="utf-8")
         print(f"{args.html}: the report with a chart per question")
     return 0
@@ -341,7 +360,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return 0
     config = load_config(getattr(args, "config", None))
     if args.command == "validate":
-        return _validate(config, args.paths)
+        return _validate(config, args.paths, args.strict)
     if args.command == "play":
         return asyncio.run(_play(config, args))
     if args.command == "run":

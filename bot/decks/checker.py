@@ -11,6 +11,7 @@ import difflib
 
 from bot.decks.format import DECK, ID_PATTERN, LOCALE_PATTERN, MAX_ID_LENGTH, Field, Level
 from bot.decks.model import Deck
+from bot.decks.places import DeckPlaces
 from bot.decks.problem import Problem
 from bot.decks.questions import QuestionChecker
 from bot.decks.tree import At, Map, Node, Scalar, Seq, is_blank
@@ -26,6 +27,8 @@ class DeckChecker:
         self.locales: tuple[str, ...] | None = None
         self.deck_id: str | None = None
         self.id_at = (1, 1)
+        self.places: DeckPlaces | None = None
+        """Where the deck's parts sit, once it is built: what the lint points at."""
 
     def add(self, at: At, message: str) -> None:
         self.problems.append(Problem(self.path, at.line, at.column, message))
@@ -48,11 +51,13 @@ class DeckChecker:
         shuffle = self.flag(root.get("shuffle"), "shuffle", default=True)
         origin = self.field_string(root, DECK.field("source"))
         license = self.field_string(root, DECK.field("license"))
-        questions = QuestionChecker(self).questions(root.get("questions"), shuffle)
+        checker = QuestionChecker(self)
+        questions = checker.questions(root.get("questions"), shuffle)
         if self.problems or None in (deck_id, title, questions, self.locales):
             return None
         assert deck_id is not None and title is not None and questions is not None
         assert self.locales is not None
+        self.places = DeckPlaces(self.path, root.entries["questions"][0], checker.places)
         return Deck(
             deck_id,
             title,

@@ -29,7 +29,10 @@ LOCALE_PATTERN = re.compile(r"[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?
 RESERVED_DECK_IDS = frozenset({"daily", "weekdays"})
 """Words of the schedule command, so no deck may be called one."""
 
-Kind = Literal["id", "text", "string", "locales", "flag", "questions", "choices", "answer", "tags"]
+Kind = Literal[
+    "id", "text", "string", "locales", "flag", "questions", "choices", "answer", "tags", "lint",
+    "names",
+]
 """What a key holds. A text is localized (a string per deck locale); a string is one plain value."""
 
 
@@ -136,6 +139,18 @@ QUESTION = Level(
         ),
         Field("tags", "tags"),
         Field("shuffle", "flag", "Overrides the deck's shuffle."),
+        Field("lint", "lint", "What `quizbot validate` should not warn about for this question."),
+    ),
+)
+
+LINT = Level(
+    "lint",
+    (
+        Field(
+            "ignore",
+            "names",
+            "Names of warnings to silence for this question, e.g. [length-tell].",
+        ),
     ),
 )
 

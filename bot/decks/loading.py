@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bot.decks.checker import DeckChecker
 from bot.decks.model import Deck
+from bot.decks.places import DeckPlaces
 from bot.decks.problem import Problem, Refused
 from bot.decks.reading import compose_file
 from bot.decks.tree import TreeBuilder
@@ -24,20 +25,24 @@ class DeckReport:
     decks: list[Deck] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     files: int = 0
+    places: dict[str, DeckPlaces] = field(default_factory=dict)
+    """Where each deck's parts sit in its file, by deck id: what the lint points at."""
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
-    def summary(self) -> str:
-        """One line for `quizbot validate`, e.g. "3 decks, 42 questions in 3 files: all valid"."""
+    def summary(self, warnings: int = 0) -> str:
+        """One line for `quizbot validate`, e.g. "3 decks, 42 questions in 3 files: all valid"
+        (", 2 warnings" after it when the lint found some)."""
         questions = sum(len(deck) for deck in self.decks)
         counts = (
             f"{_plural(len(self.decks), 'deck')}, {_plural(questions, 'question')}"
             f" in {_plural(self.files, 'file')}"
         )
         verdict = "all valid" if self.ok else _plural(len(self.problems), "problem")
-        return f"{counts}: {verdict}"
+        noted = f", {_plural(warnings, 'warning')}" if warnings else ""
+        return f"{counts}: {verdict}{noted}"
 
 
 def load_decks(paths: Sequence[Path]) -> DeckReport:
@@ -57,6 +62,8 @@ def load_decks(paths: Sequence[Path]) -> DeckReport:
         report.problems.extend(loaded.problems)
         if loaded.deck is not None:
             report.decks.append(loaded.deck)
+            if loaded.places is not None:
+                report.places[loaded.deck.id] = loaded.places
     return report
 
 
@@ -66,6 +73,7 @@ class _Loaded:
     problems: list[Problem]
     deck_id: str | None = None
     id_at: tuple[int, int] = (1, 1)
+    places: DeckPlaces | None = None
 
 
 def _load(path: Path) -> _Loaded:
@@ -79,7 +87,9 @@ def _load(path: Path) -> _Loaded:
         checker.empty()
         return _Loaded(None, checker.problems)
     deck = checker.deck(root)
-    return _Loaded(deck, _sorted(checker.problems), checker.deck_id, checker.id_at)
+    return _Loaded(
+        deck, _sorted(checker.problems), checker.deck_id, checker.id_at, checker.places
+    )
 
 
 def _duplicate_id(loaded: _Loaded, path: str, owners: dict[str, str]) -> Problem | None:

@@ -33,3 +33,23 @@ class Refused(Exception):
 
     def problem(self, path: str) -> Problem:
         return Problem(path, self.line, self.column, self.message)
+
+
+@dataclass(frozen=True)
+class LintWarning:
+    """Something in a deck that loads but teaches less than it could, at a line and column.
+
+    `name` is the warning's stable kebab-case name, printed last, which `lint: {ignore: [...]}`
+    on a question silences.
+    """
+
+    path: str
+    line: int
+    column: int
+    name: str
+    message: str
+    question: str | None = None
+    """The id of the question it points into; None for the deck as a whole."""
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.column}: warning: {self.message} [{self.name}]"

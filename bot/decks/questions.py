@@ -11,6 +11,7 @@ from typing import Protocol
 
 from bot.decks.format import (
     CHOICE,
+    LINT,
     MAX_CHOICES,
     MAX_QUESTION_CHARS,
     MIN_CHOICES,
@@ -19,6 +20,7 @@ from bot.decks.format import (
     Level,
 )
 from bot.decks.model import Choice, Question
+from bot.decks.places import ChoicePlace, QuestionPlace, TextPlace, text_place
 from bot.decks.problem import Problem
 from bot.decks.tree import At, Map, Node, Scalar, is_blank
 
@@ -52,6 +54,7 @@ class _DraftChoice:
     text: dict[str, str] | None
     why: dict[str, str] | None = None
     why_key: Scalar | None = None
+    place: ChoicePlace | None = None
 
 
 class QuestionChecker:
@@ -59,6 +62,8 @@ class QuestionChecker:
 
     def __init__(self, deck: DeckReporter) -> None:
         self.deck = deck
+        self.places: dict[str, QuestionPlace] = {}
+        """Where each question built sits in the file, by id, for the lint."""
 
     def questions(self, node: Node | None, shuffle: bool) -> tuple[Question, ...] | None:
         if node is None:
@@ -90,6 +95,7 @@ class QuestionChecker:
         explanation = deck.field_text(node, QUESTION.field("explanation"))
         tags = self.tags(node.get("tags"))
         own_shuffle = deck.flag(node.get("shuffle"), "shuffle", default=shuffle)
+        ignore = self.lint(node.get("lint"))
         self.check_question_length(node.get("text"), text, choices)
         texts = [c.text for c in choices or ()]
         parts = (question_id, text, choices, answer, explanation, tags, *texts)
@@ -97,6 +103,7 @@ class QuestionChecker:
             return None  # reported here, or (e.g. bad locales) at the deck
         assert question_id is not None and text is not None and choices is not None
         assert answer is not None and explanation is not None and tags is not None
+        self.places[question_id] = self.place(node, choices, ignore)
         return Question(
             id=question_id,
             text=text,
@@ -107,6 +114,45 @@ class QuestionChecker:
             shuffle=own_shuffle,
             position=index + 1,
         )
+
+    def place(
+        self, node: Map, choices: list[_DraftChoice], ignore: tuple[tuple[str, At], ...]
+    ) -> QuestionPlace:
+        """Called once the question checked out, so its text, choices and explanation exist."""
+        text, (choices_key, _), explanation = (
+            node.entries["text"][1],
+            node.entries["choices"],
+            node.entries["explanation"][1],
+        )
+        return QuestionPlace(
+            node,
+            text_place(text),
+            choices_key,
+            tuple(c.place or ChoicePlace(TextPlace(c.at)) for c in choices),
+            text_place(explanation),
+            ignore,
+        )
+
+    def lint(self, node: Node | None) -> tuple[tuple[str, At], ...]:
+        """The warning names of `lint: {ignore: [...]}`; which names exist is the lint's to say,
+        so a name it does not know is its warning, not a problem that would drop the deck."""
+        if node is None:
+            return ()
+        if not isinstance(node, Map):
+            self.deck.add(node, "lint must be a mapping, such as {ignore: [length-tell]}")
+            return ()
+        self.deck.check_keys(node, LINT)
+        names = node.get("ignore")
+        if names is None:
+            return ()
+        items = self.deck.items(names, "lint ignore must be a list, such as [length-tell]")
+        found: list[tuple[str, At]] = []
+        for item in items or ():
+            if isinstance(item, Scalar) and not is_blank(item):
+                found.append((item.text.strip(), item))
+            else:
+                self.deck.add(item, "a name in lint ignore must be a word, such as length-tell")
+        return tuple(found)
 
     def question_id(self, node: Node | None, seen: dict[str, int]) -> str | None:
         """Ids are stable forever (answers are stored by them), so they must be unique and plain."""
@@ -154,14 +200,19 @@ class QuestionChecker:
     def choice(self, node: Node) -> _DraftChoice:
         """A choice is a text, or {text, why}; a mapping with either key is the latter."""
         if not (isinstance(node, Map) and node.entries.keys() & set(CHOICE.keys)):
-            return _DraftChoice(node, self.deck.text(node, "choice"))
+            text = self.deck.text(node, "choice")
+            return _DraftChoice(node, text, place=ChoicePlace(text_place(node)))
         self.deck.check_keys(node, CHOICE)
         text = self.deck.field_text(node, CHOICE.field("text"), "choice")
+        text_node = node.get("text")
+        place = text_place(text_node) if text_node is not None else TextPlace(node)
         why_entry = node.entries.get("why")
         if why_entry is None:
-            return _DraftChoice(node, text)
+            return _DraftChoice(node, text, place=ChoicePlace(place))
         why = self.deck.text(why_entry[1], "why", CHOICE.field("why").max_chars)
-        return _DraftChoice(node, text, why, why_entry[0])
+        return _DraftChoice(
+            node, text, why, why_entry[0], ChoicePlace(place, text_place(why_entry[1]))
+        )
 
     def check_duplicate_choices(self, drafts: list[_DraftChoice]) -> None:
         """Choices that read the same in any locale leave a clicker unable to tell them apart."""

@@ -14,6 +14,7 @@ from bot.decks.format import (
     CHOICE,
     DECK,
     ID_PATTERN,
+    LINT,
     LOCALE_PATTERN,
     MAX_CHOICES,
     MAX_ID_LENGTH,
@@ -22,6 +23,7 @@ from bot.decks.format import (
     Field,
     Level,
 )
+from bot.decks.lint import NAMES
 
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
 
@@ -106,6 +108,10 @@ def _property(field: Field) -> dict[str, Any]:
             return {"type": "integer", "minimum": 0, "maximum": MAX_CHOICES - 1, **about}
         case "tags":
             return {"type": "array", **about, "items": {"type": ["string", "number"]}}
+        case "lint":
+            return {**_object(LINT), **about}
+        case "names":
+            return {"type": "array", **about, "items": {"enum": list(NAMES)}}
 
 
 def _text(field: Field) -> dict[str, Any]:

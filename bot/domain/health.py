@@ -28,9 +28,10 @@ TOO_HARD = 0.20
 GROUP = 0.27
 """Kelley's top and bottom groups: 27% of the players each."""
 ENOUGH = 10
-"""Wrong first tries a question needs before a wrong choice nobody picked is flagged, and
-first tries in each of the top and bottom groups before its discrimination is: with fewer,
-an empty choice, or a sign, says little."""
+"""The one minimum sample of every flag: a question is flagged too easy or too hard after 10
+first tries, for a wrong choice nobody picked after 10 wrong first tries, and for negative
+discrimination after 10 first tries in each of the top and bottom groups. With fewer, a
+share, an empty choice or a sign says little."""
 NEGATIVE = -0.05
 """Discrimination below this is flagged: a hair under zero is noise on an easy question."""
 
@@ -147,9 +148,9 @@ def _one(
     low = _share([t for t in mine if t.user_id in bottom])
     discrimination = None if high is None or low is None else high - low
     flags: list[Flag] = []
-    if mine and right >= TOO_EASY:
+    if len(mine) >= ENOUGH and right >= TOO_EASY:
         flags.append(Flag.TOO_EASY)
-    if mine and right <= TOO_HARD:
+    if len(mine) >= ENOUGH and right <= TOO_HARD:
         flags.append(Flag.TOO_HARD)
     if sum(1 for t in mine if not t.correct) >= ENOUGH and any(
         picks[i] == 0 for i in range(count) if i != answer

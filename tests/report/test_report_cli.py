@@ -46,7 +46,8 @@ def test_report_flags_the_planted_questions(tmp_path: Path) -> None:
     stored = asyncio.run(_simulate(f"sqlite:///{database}"))
     assert stored == 300 * len(QUESTIONS)
 
-    command = ["report", "--deck", DECK, "--html", "health.html", "--config", "config.toml"]
+    command = ["report", "--deck", DECK, "--server", SERVER, "--html", "health.html"]
+    command += ["--config", "config.toml"]
     proc = subprocess.run(
         [sys.executable, "-m", "bot", *command],
         capture_output=True,
@@ -69,6 +70,9 @@ def test_report_flags_the_planted_questions(tmp_path: Path) -> None:
 
     page = (tmp_path / "health.html").read_text(encoding="utf-8")
     assert page.startswith("<!doctype html>") and page.count("<svg") == len(QUESTIONS)
+    assert "<h1>Question health: Planted questions</h1>" in page
+    assert f"Server: {SERVER} · made 20" in page  # the date it was made, in UTC
+    assert page.count("Right answer: <b>A. right</b>") == len(QUESTIONS)
     for flag in PLANTED.values():
         assert f'<span class="flag">{flag}</span>' in page
     assert "The question called backwards?" in page
