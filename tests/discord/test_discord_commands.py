@@ -75,7 +75,22 @@ async def test_login_then_sync_only_when_the_commands_change(
         "privacy",
         "review",
         "help",
+        "game",
     }
+    game = next(o for o in quiz["options"] if o["name"] == "game")
+    assert game["type"] == 2  # a subcommand group: /quiz game start|stop
+    game_subs = {o["name"]: o for o in game["options"]}
+    assert set(game_subs) == {"start", "stop"}
+    start_options = {o["name"]: o for o in game_subs["start"]["options"]}
+    assert list(start_options) == ["deck", "questions", "seconds"]
+    assert (start_options["questions"]["min_value"], start_options["questions"]["max_value"]) == (
+        1,
+        50,
+    )
+    assert (start_options["seconds"]["min_value"], start_options["seconds"]["max_value"]) == (
+        10,
+        120,
+    )
     admin_subcommands = {"language", "close", "reset", "schedule", "report"}
     assert {o["name"] for o in admin["options"]} == admin_subcommands
     schedule = next(o for o in admin["options"] if o["name"] == "schedule")
