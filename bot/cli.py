@@ -12,6 +12,8 @@ import gc
 import getpass
 import json
 import logging
+import os
+import shutil
 import signal
 import sys
 from collections.abc import Sequence
@@ -45,7 +47,11 @@ def _parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="take a quiz in this terminal")
     play.add_argument("--deck", help="deck id (default: the only deck, or ask)")
-    play.add_argument("--locale", help="language of the questions, e.g. bn or en")
+    play.add_argument(
+        "--locale",
+        help="language, e.g. bn or en (remembered; default: the one you chose last, "
+        "else LC_ALL/LC_MESSAGES/LANG, else the deck's first)",
+    )
     play.add_argument("--user", help="your name on the local leaderboard")
     play.add_argument(
         "--review", action="store_true", help="the questions you missed, as they fall due"
@@ -118,8 +124,10 @@ def _parser() -> argparse.ArgumentParser:
 def _validate(config: Config, paths: Sequence[str]) -> int:
     from bot.decks.loading import load_decks
 
-    targets = [Path(p) for p in paths] if paths else config.question_paths
-    report = load_decks(targets)
+    if paths:
+        report = load_decks([Path(p) for p in paths])
+    else:
+        report = load_decks(config.question_paths, config.shipped_decks)
     for problem in report.problems:
         print(problem)
     if not report.ok:
@@ -130,14 +138,25 @@ def _validate(config: Config, paths: Sequence[str]) -> int:
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
     from bot.bootstrap import build_app
+    from bot.console.language import system_locale
     from bot.console.play import Terminal, play
 
     app = await build_app(config)
     try:
-        term = Terminal(sys.stdin, sys.stdout, sys.stderr, interactive=sys.stdin.isatty())
+        columns = shutil.get_terminal_size().columns  # $COLUMNS, the terminal, else 80
+        term = Terminal(
+            sys.stdin, sys.stdout, sys.stderr, sys.stdin.isatty(), width=max(20, columns - 1)
+        )
         user = args.user or getpass.getuser() or "player"
         return await play(
-            app.quiz, term, user, args.deck, args.locale, review=args.review, topic=args.topic
+            app.quiz,
+            term,
+            user,
+            args.deck,
+            args.locale,
+            review=args.review,
+            topic=args.topic,
+            system_locale=system_locale(os.environ),
         )
     finally:
         await app.close()
@@ -223,7 +242,7 @@ def _report(config: Config, args: argparse.Namespace) -> int:
     from bot.domain.health import health
     from bot.presentation.health_report import html, report_list, table
 
-    decks = {d.id: d for d in load_decks(config.question_paths).decks}
+    decks = {d.id: d for d in load_decks(config.question_paths, config.shipped_decks).decks}
     if args.deck is not None and args.deck not in decks:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
         return 1
@@ -285,7 +304,9 @@ def _export_deck(config: Config, args: argparse.Namespace) -> int:
     if args.format is None:
         print(f"--deck needs --format {'|'.join(EXPORT_FORMATS)}", file=sys.stderr)
         return 2
-    decks = {deck.id: deck for deck in load_decks(config.question_paths).decks}
+    decks = {
+        deck.id: deck for deck in load_decks(config.question_paths, config.shipped_decks).decks
+    }
     deck = decks.get(args.deck)
     if deck is None:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
