@@ -216,10 +216,16 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     written = await export_server(
         database_url(config.database_url, config.base_dir), server_id, out
     )
+    if not written:
+        print(
+            f"nothing stored for server {server_id!r}: no answers, reviews or problem reports; "
+            "no files written (a Slack server is slack:T..., a Discord one discord:<guild id>, "
+            "the terminal's local)",
+            file=sys.stderr,
+        )
+        return 1
     for path, rows in written.items():
         print(f"{path}: {rows} rows")
-    if not any(written.values()):
-        print(f"no answers stored for server {server_id!r}", file=sys.stderr)
     return 0
 
 
