@@ -109,7 +109,7 @@ def nothing_to_run_message(config: Config) -> str:
         )
     elif slack is None and (secrets.slack_bot_token or secrets.slack_client_id):
         needs = (
-            "SLACK_BOT_TOKEN and SLACK_APP_TOKEN"
+            "SLACK_APP_TOKEN with SLACK_BOT_TOKEN or SLACK_CLIENT_ID"
             if config.file.slack.mode == "socket"
             else "SLACK_SIGNING_SECRET with SLACK_BOT_TOKEN or SLACK_CLIENT_ID"
         )

@@ -170,15 +170,15 @@ class Config:
 
     @property
     def slack_enabled(self) -> bool:
-        """As configured; unset, Slack runs when the environment has what its mode needs:
-        SLACK_BOT_TOKEN and SLACK_APP_TOKEN (socket, the default), or a signing secret with
-        a bot token or OAuth client (http). Tokens alone start it, no config file needed."""
+        """As configured; unset, Slack runs when the environment has what its mode needs: a
+        bot token (or an OAuth client) with SLACK_APP_TOKEN (socket, the default) or with
+        SLACK_SIGNING_SECRET (http). Tokens alone start it, no config file needed."""
         enabled = self.file.slack.enabled
         if enabled is not None:
             return enabled
         s = self.secrets
         if self.file.slack.mode == "socket":
-            return bool(s.slack_bot_token and s.slack_app_token)
+            return bool((s.slack_bot_token or s.slack_client_id) and s.slack_app_token)
         return bool((s.slack_bot_token or s.slack_client_id) and s.slack_signing_secret)
 
     @property

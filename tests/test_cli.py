@@ -134,7 +134,7 @@ def test_export_of_a_server_with_nothing_stored_says_so_and_writes_no_files(
     [
         (
             {"SLACK_BOT_TOKEN": "xoxb-1"},
-            "Slack socket mode needs SLACK_BOT_TOKEN and SLACK_APP_TOKEN",
+            "Slack socket mode needs SLACK_APP_TOKEN with SLACK_BOT_TOKEN",
         ),
         ({"DISCORD_TOKEN": "d"}, "has [discord] enabled = false"),
     ],

@@ -43,6 +43,7 @@ SLACK_SOCKET = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}
         ("", {"DISCORD_TOKEN": "d"}, False, True),
         ("", {**SLACK_SOCKET, "DISCORD_TOKEN": "d"}, True, True),
         ("", {"SLACK_BOT_TOKEN": "xoxb-1"}, False, False),  # socket mode needs the app token
+        ("", {"SLACK_CLIENT_ID": "1.2", "SLACK_APP_TOKEN": "xapp-1"}, True, False),  # OAuth
         (
             "[slack]\nmode = 'http'\n",
             {"SLACK_BOT_TOKEN": "x", "SLACK_SIGNING_SECRET": "s"},
