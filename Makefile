@@ -14,7 +14,8 @@ PIP := $(BIN)/pip install -qq --disable-pip-version-check
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit("quizbot needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
-	$(PY) -m venv $(VENV)
+	@echo "Creating $(VENV) ..."
+	@$(PY) -m venv $(VENV)
 
 # The package, editable (so edits to bot/ and questions/ apply), without the dev tools.
 $(RUN_STAMP): pyproject.toml | $(BIN)/python
