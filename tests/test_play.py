@@ -385,3 +385,15 @@ def test_plays_the_shipped_decks_from_an_empty_folder(tmp_path: Path) -> None:
     assert played.returncode == 0, played.stderr
     assert played.stderr == ""
     assert "1 of " in played.stdout and "Your answer" in played.stdout
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en_US.UTF-8", "your name on the local leaderboard"),
+        ("bn_BD.UTF-8", "লোকাল লিডারবোর্ডে আপনার নাম"),
+    ],
+)
+def test_play_help_is_in_the_system_language(tmp_path: Path, lang: str, said: str) -> None:
+    shown = play_once(tmp_path, "--help", LANG=lang)
+    assert shown.returncode == 0 and said in flat(shown.stdout)
