@@ -1,22 +1,29 @@
-# quizbot in a container. Config: mount a config.toml at /app/config.toml (see
-# deploy/config.compose.toml); secrets come from the environment (SLACK_*, DISCORD_TOKEN).
+# quizbot in a container. Secrets come from the environment (SLACK_*, DISCORD_TOKEN); a
+# platform runs when its tokens are set. Alone, it keeps its SQLite file in the /data volume:
+#   docker build -t quizbot . && docker run -d -v quizbot-data:/data -e DISCORD_TOKEN=... quizbot
+# docker-compose.yaml adds PostgreSQL and mounts deploy/config.compose.toml.
 FROM python:3.12-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    QUIZBOT_CONFIG=/app/config.toml
+    PIP_DISABLE_PIP_VERSION_CHECK=1
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+# The shipped decks (questions/) are part of the package.
+COPY pyproject.toml README.md LICENSE ./
 COPY bot ./bot
-RUN pip install . && useradd --system --home-dir /app --shell /usr/sbin/nologin quizbot \
-    && mkdir -p /data && chown quizbot /data
 COPY questions ./questions
-COPY deploy/config.compose.toml ./config.toml
+RUN pip install -qq . && rm -rf /app/bot /app/questions \
+    && useradd --system --home-dir /data --shell /usr/sbin/nologin quizbot \
+    && mkdir -p /data && chown quizbot:quizbot /data
 
+# Without a config file the working folder holds the database (sqlite:///quizbot.db), so it
+# is the volume, owned by the container's user.
+WORKDIR /data
+VOLUME /data
 USER quizbot
-# Slack HTTP mode listens here; Socket Mode and Discord need no open port.
+# Only Slack HTTP mode listens (3000); Socket Mode and Discord need no open port.
 EXPOSE 3000
 STOPSIGNAL SIGTERM
 CMD ["quizbot", "run"]

@@ -1,40 +1,57 @@
-# Each target sets up what it needs: a .venv with the package and its dev tools.
+# Each target sets up what it needs in .venv: `make run` only what running needs, `make test`
+# and `make lint` the dev tools too. Afterwards `quizbot` is .venv/bin/quizbot (or run
+# `source .venv/bin/activate` once per shell).
 PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+HASH := $(shell cksum < pyproject.toml | cut -d' ' -f1)
+RUN_STAMP := $(VENV)/.run-$(HASH)
+DEV_STAMP := $(VENV)/.dev-$(HASH)
+# -qq: only errors; pip's own notices are not what a newcomer came to read.
+PIP := $(BIN)/pip install -qq --disable-pip-version-check
 
 .PHONY: run test lint bench bench-full clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit("quizbot needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
-	$(PY) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
-	@rm -f $(VENV)/.installed-*
-	@touch $(STAMP)
+	@echo "Creating $(VENV) ..."
+	@$(PY) -m venv $(VENV)
 
-# The bot when a platform token is set, else the terminal quiz on the built-in SQLite default.
-run: $(STAMP)
+# The package, editable (so edits to bot/ and questions/ apply), without the dev tools.
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	@echo "Installing quizbot into $(VENV) ..."
+	@$(PIP) -e .
+	@rm -f $(VENV)/.run-*
+	@touch $@
+
+$(DEV_STAMP): $(RUN_STAMP)
+	@echo "Installing the dev tools (pytest, ruff, mypy) into $(VENV) ..."
+	@$(PIP) -e '.[dev]'
+	@rm -f $(VENV)/.dev-*
+	@touch $@
+
+# The bot when a platform token is set (tokens alone enable it: docs/configuration.md),
+# else the terminal quiz on the built-in SQLite default.
+run: $(RUN_STAMP)
 	@if [ -n "$$SLACK_BOT_TOKEN$$SLACK_CLIENT_ID$$DISCORD_TOKEN" ]; then \
 		$(BIN)/quizbot run; \
 	else \
 		$(BIN)/quizbot play; \
 	fi
 
-lint: $(STAMP)
+lint: $(DEV_STAMP)
 	$(BIN)/ruff check
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# Every test (SQLite and PostgreSQL), plus ruff and mypy.
+# Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy.
 test: lint
 	$(BIN)/pytest -q
 
-bench: $(STAMP)
+bench: $(DEV_STAMP)
 	$(BIN)/python -m bench --quick
 
-bench-full: $(STAMP)
+bench-full: $(DEV_STAMP)
 	$(BIN)/python -m bench
 
 clean:

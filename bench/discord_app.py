@@ -45,6 +45,7 @@ url = "sqlite:///{folder / "quiz.db"}"
 
 [questions]
 paths = ["{decks}"]
+shipped = false
 
 [discord]
 enabled = true

@@ -23,7 +23,7 @@ log = logging.getLogger("quizbot")
 
 
 class DeckError(Exception):
-    """The decks did not validate: the bot refuses to start, with every problem listed."""
+    """No deck loaded and some had problems: nothing to start with, every problem listed."""
 
     def __init__(self, report: DeckReport) -> None:
         super().__init__("\n".join(str(p) for p in report.problems))
@@ -31,9 +31,16 @@ class DeckError(Exception):
 
 
 def load_library(config: Config) -> DeckLibrary:
-    report = load_decks(config.question_paths)
+    """The configured and shipped decks. A deck with a problem is logged (file, line) and left
+    out, so one broken file does not stop the others; with none left, nothing starts."""
+    report = load_decks(config.question_paths, config.shipped_decks)
     if not report.ok:
-        raise DeckError(report)
+        if not report.decks:
+            raise DeckError(report)
+        log.warning(
+            report.left_out(),
+            extra={"event": "decks_left_out", "problems": len(report.problems)},
+        )
     return DeckLibrary(report.decks)
 
 
@@ -83,8 +90,8 @@ def enabled_platforms(config: Config) -> list[str]:
     return [
         name
         for name, on in (
-            ("slack", config.file.slack.enabled),
-            ("discord", config.file.discord.enabled),
+            ("slack", config.slack_enabled),
+            ("discord", config.discord_enabled),
         )
         if on
     ]
@@ -93,17 +100,30 @@ def enabled_platforms(config: Config) -> list[str]:
 def nothing_to_run_message(config: Config) -> str:
     where = str(config.source) if config.source else "config.toml (copy config.example.toml)"
     hints = []
-    if config.secrets.slack_bot_token or config.secrets.slack_client_id:
-        hints.append("Slack credentials are set in the environment, but [slack] enabled is false.")
-    if config.secrets.discord_token:
-        hints.append("DISCORD_TOKEN is set, but [discord] enabled is false.")
+    slack, discord = config.file.slack.enabled, config.file.discord.enabled
+    secrets = config.secrets
+    if slack is False and (secrets.slack_bot_token or secrets.slack_client_id):
+        hints.append(
+            f"Slack credentials are set in the environment, but {where} has "
+            "[slack] enabled = false."
+        )
+    elif slack is None and (secrets.slack_bot_token or secrets.slack_client_id):
+        needs = (
+            "SLACK_APP_TOKEN with SLACK_BOT_TOKEN or SLACK_CLIENT_ID"
+            if config.file.slack.mode == "socket"
+            else "SLACK_SIGNING_SECRET with SLACK_BOT_TOKEN or SLACK_CLIENT_ID"
+        )
+        hints.append(f"Slack {config.file.slack.mode} mode needs {needs} in the environment.")
+    if discord is False and secrets.discord_token:
+        hints.append(f"DISCORD_TOKEN is set, but {where} has [discord] enabled = false.")
     return "\n".join(
         [
             "No platform is enabled, so there is nothing to run.",
             *hints,
-            f"To run on Slack: set [slack] enabled = true in {where} and export SLACK_BOT_TOKEN "
-            "and SLACK_APP_TOKEN (socket mode) or SLACK_SIGNING_SECRET (http mode).",
-            f"To run on Discord: set [discord] enabled = true in {where} and export DISCORD_TOKEN.",
+            "To run on Slack: export SLACK_BOT_TOKEN and SLACK_APP_TOKEN (Socket Mode), or set "
+            f'[slack] enabled = true and mode = "http" in {where} and export '
+            "SLACK_BOT_TOKEN and SLACK_SIGNING_SECRET.",
+            "To run on Discord: export DISCORD_TOKEN.",
             "To take the quiz in this terminal without any chat account: quizbot play",
         ]
     )

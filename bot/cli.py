@@ -12,9 +12,11 @@ import gc
 import getpass
 import json
 import logging
+import os
+import shutil
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,20 +40,30 @@ async def drain(seconds: float) -> None:
             log.warning("%d tasks still running after %ss; stopping them", len(late), seconds)
 
 
+def _play_help() -> Callable[[str], str]:
+    """`quizbot play --help` in the system's language (LC_ALL, LC_MESSAGES, LANG), as the
+    terminal quiz itself speaks it before a player has chosen one."""
+    from bot.console.language import system_locale
+    from bot.presentation.locales import LOCALES, text
+
+    system = system_locale(os.environ)
+    locale = system if system in LOCALES else "en"
+    return lambda key: text(locale, f"play.{key}")
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="quizbot", description="A quiz bot for team channels.")
     p.add_argument("--version", action="version", version=f"quizbot {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="take a quiz in this terminal")
-    play.add_argument("--deck", help="deck id (default: the only deck, or ask)")
-    play.add_argument("--locale", help="language of the questions, e.g. bn or en")
-    play.add_argument("--user", help="your name on the local leaderboard")
-    play.add_argument(
-        "--review", action="store_true", help="the questions you missed, as they fall due"
-    )
-    play.add_argument("--topic", help="with --review: only questions of this topic (a tag)")
-    play.add_argument("--config", help="config file")
+    say = _play_help()
+    play = sub.add_parser("play", help=say("help_play"), description=say("help_play"))
+    play.add_argument("--deck", help=say("help_deck"))
+    play.add_argument("--locale", help=say("help_locale"))
+    play.add_argument("--user", help=say("help_user"))
+    play.add_argument("--review", action="store_true", help=say("help_review"))
+    play.add_argument("--topic", help=say("help_topic"))
+    play.add_argument("--config", help=say("help_config"))
 
     validate = sub.add_parser("validate", help="check deck files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: configured paths)")
@@ -123,8 +135,10 @@ def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int
     from bot.decks.lint import lint
     from bot.decks.loading import load_decks
 
-    targets = [Path(p) for p in paths] if paths else config.question_paths
-    report = load_decks(targets)
+    if paths:
+        report = load_decks([Path(p) for p in paths])
+    else:
+        report = load_decks(config.question_paths, config.shipped_decks)
     for problem in report.problems:
         print(problem)
     warnings = [w for deck in report.decks for w in lint(deck, report.places[deck.id])]
@@ -138,14 +152,25 @@ def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
     from bot.bootstrap import build_app
+    from bot.console.language import system_locale
     from bot.console.play import Terminal, play
 
     app = await build_app(config)
     try:
-        term = Terminal(sys.stdin, sys.stdout, sys.stderr, interactive=sys.stdin.isatty())
+        columns = shutil.get_terminal_size().columns  # $COLUMNS, the terminal, else 80
+        term = Terminal(
+            sys.stdin, sys.stdout, sys.stderr, sys.stdin.isatty(), width=max(20, columns - 1)
+        )
         user = args.user or getpass.getuser() or "player"
         return await play(
-            app.quiz, term, user, args.deck, args.locale, review=args.review, topic=args.topic
+            app.quiz,
+            term,
+            user,
+            args.deck,
+            args.locale,
+            review=args.review,
+            topic=args.topic,
+            system_locale=system_locale(os.environ),
         )
     finally:
         await app.close()
@@ -205,10 +230,16 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     written = await export_server(
         database_url(config.database_url, config.base_dir), server_id, out
     )
+    if not written:
+        print(
+            f"nothing stored for server {server_id!r}: no answers, reviews or problem reports; "
+            "no files written (a Slack server is slack:T..., a Discord one discord:<guild id>, "
+            "the terminal's local)",
+            file=sys.stderr,
+        )
+        return 1
     for path, rows in written.items():
         print(f"{path}: {rows} rows")
-    if not any(written.values()):
-        print(f"no answers stored for server {server_id!r}", file=sys.stderr)
     return 0
 
 
@@ -234,7 +265,7 @@ def _report(config: Config, args: argparse.Namespace) -> int:
     from bot.domain.health import health
     from bot.presentation.health_report import html, report_list, table, warning_list
 
-    loaded = load_decks(config.question_paths)
+    loaded = load_decks(config.question_paths, config.shipped_decks)
     decks = {d.id: d for d in loaded.decks}
     if args.deck is not None and args.deck not in decks:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
@@ -304,7 +335,9 @@ def _export_deck(config: Config, args: argparse.Namespace) -> int:
     if args.format is None:
         print(f"--deck needs --format {'|'.join(EXPORT_FORMATS)}", file=sys.stderr)
         return 2
-    decks = {deck.id: deck for deck in load_decks(config.question_paths).decks}
+    decks = {
+        deck.id: deck for deck in load_decks(config.question_paths, config.shipped_decks).decks
+    }
     deck = decks.get(args.deck)
     if deck is None:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)

@@ -44,11 +44,16 @@ class DatabaseConfig(_Section):
 
 
 class QuestionsConfig(_Section):
-    paths: list[str] = Field(default_factory=lambda: ["questions"])
+    paths: list[str] | None = None
+    """Deck folders or files besides the shipped decks; unset: `questions/` beside the config
+    file (or the working folder without one), when that folder exists."""
+    shipped: bool = True
+    """Load the decks that come with quizbot (the package's `bot/questions`)."""
 
 
 class SlackConfig(_Section):
-    enabled: bool = False
+    enabled: bool | None = None
+    """Unset: on when the environment has SLACK_BOT_TOKEN and SLACK_APP_TOKEN (socket mode)."""
     mode: Literal["socket", "http"] = "socket"
     host: str = "0.0.0.0"
     port: int = Field(default=3000, ge=1, le=65535)
@@ -68,7 +73,8 @@ class SlackConfig(_Section):
 
 
 class DiscordConfig(_Section):
-    enabled: bool = False
+    enabled: bool | None = None
+    """Unset: on when the environment has DISCORD_TOKEN."""
     shard_count: int | None = Field(default=None, ge=1)
     shard_ids: list[int] | None = None
     api_url: str | None = None
@@ -150,11 +156,51 @@ class Config:
 
     @property
     def question_paths(self) -> list[Path]:
-        return [(self.base_dir / p) for p in self.file.questions.paths]
+        """The configured deck paths; by default `questions/` here, if there is one."""
+        configured = self.file.questions.paths
+        if configured is None:
+            default = self.base_dir / "questions"
+            return [default] if default.is_dir() else []
+        return [(self.base_dir / p) for p in configured]
+
+    @property
+    def shipped_decks(self) -> Path | None:
+        """The decks installed with quizbot, unless `[questions] shipped = false`."""
+        return shipped_decks_dir() if self.file.questions.shipped else None
+
+    @property
+    def slack_enabled(self) -> bool:
+        """As configured; unset, Slack runs when the environment has what its mode needs: a
+        bot token (or an OAuth client) with SLACK_APP_TOKEN (socket, the default) or with
+        SLACK_SIGNING_SECRET (http). Tokens alone start it, no config file needed."""
+        enabled = self.file.slack.enabled
+        if enabled is not None:
+            return enabled
+        s = self.secrets
+        if self.file.slack.mode == "socket":
+            return bool((s.slack_bot_token or s.slack_client_id) and s.slack_app_token)
+        return bool((s.slack_bot_token or s.slack_client_id) and s.slack_signing_secret)
+
+    @property
+    def discord_enabled(self) -> bool:
+        """As configured; unset, Discord runs when DISCORD_TOKEN is in the environment."""
+        enabled = self.file.discord.enabled
+        return enabled if enabled is not None else self.secrets.discord_token is not None
 
     @property
     def database_url(self) -> str:
         return self.file.database.url
+
+
+def shipped_decks_dir() -> Path | None:
+    """Where the shipped decks are. An installed package has them as `bot/questions` (pyproject
+    maps the repository's `questions/` there); an editable install or a source tree runs
+    `bot/` from the checkout, whose `questions/` is beside it."""
+    package = Path(__file__).resolve().parent
+    for folder in (package / "questions", package.parent / "questions"):
+        if folder.is_dir():
+            return folder
+    return None
 
 
 def _where(loc: tuple[int | str, ...]) -> str:

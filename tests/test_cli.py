@@ -115,3 +115,34 @@ def test_forget_deletes_a_players_answers(tmp_path: Path) -> None:
     assert exported.returncode == 0, exported.stderr
     answers = (tmp_path / "out" / "local-answers.csv").read_text(encoding="utf-8").splitlines()
     assert len(answers) == 1 + 8 and all(",rafi," in line for line in answers[1:])
+
+
+def test_export_of_a_server_with_nothing_stored_says_so_and_writes_no_files(
+    tmp_path: Path,
+) -> None:
+    proc = quizbot(tmp_path, "", "export", "--server", "slack:TNOBODY", "--out", "out")
+    assert proc.returncode == 1
+    assert "nothing stored for server 'slack:TNOBODY'" in proc.stderr
+    assert "no files written" in proc.stderr
+    assert list((tmp_path / "out").glob("*.csv")) == []
+    assert not (tmp_path / "quizbot.db").exists()  # no empty database made either
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("env", "hint"),
+    [
+        (
+            {"SLACK_BOT_TOKEN": "xoxb-1"},
+            "Slack socket mode needs SLACK_APP_TOKEN with SLACK_BOT_TOKEN",
+        ),
+        ({"DISCORD_TOKEN": "d"}, "has [discord] enabled = false"),
+    ],
+)
+def test_run_says_which_token_or_setting_keeps_a_platform_off(
+    tmp_path: Path, env: dict[str, str], hint: str
+) -> None:
+    config = "[discord]\nenabled = false\n" if "DISCORD_TOKEN" in env else ""
+    proc = quizbot(tmp_path, config, "run", env=env)
+    assert proc.returncode == 1
+    assert "No platform is enabled" in proc.stderr and hint in proc.stderr

@@ -13,13 +13,57 @@ def write(tmp_path: Path, body: str) -> Path:
     return path
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 def test_defaults_without_a_file(tmp_path: Path) -> None:
     config = load_config(None, env={}, cwd=tmp_path)
     assert config.source is None
     assert config.database_url == "sqlite:///quizbot.db"
-    assert config.question_paths == [tmp_path / "questions"]
-    assert not config.file.slack.enabled
-    assert not config.file.discord.enabled
+    assert config.question_paths == []  # no questions/ here: only the shipped decks
+    assert config.shipped_decks == ROOT / "questions"
+    assert not config.slack_enabled
+    assert not config.discord_enabled
+    (tmp_path / "questions").mkdir()
+    assert load_config(None, env={}, cwd=tmp_path).question_paths == [tmp_path / "questions"]
+
+
+def test_shipped_false_leaves_the_shipped_decks_out(tmp_path: Path) -> None:
+    path = write(tmp_path, "[questions]\nshipped = false\n")
+    assert load_config(str(path), env={}, cwd=tmp_path).shipped_decks is None
+
+
+SLACK_SOCKET = {"SLACK_BOT_TOKEN": "xoxb-1", "SLACK_APP_TOKEN": "xapp-1"}
+
+
+@pytest.mark.parametrize(
+    ("body", "env", "slack", "discord"),
+    [
+        ("", SLACK_SOCKET, True, False),
+        ("", {"DISCORD_TOKEN": "d"}, False, True),
+        ("", {**SLACK_SOCKET, "DISCORD_TOKEN": "d"}, True, True),
+        ("", {"SLACK_BOT_TOKEN": "xoxb-1"}, False, False),  # socket mode needs the app token
+        ("", {"SLACK_CLIENT_ID": "1.2", "SLACK_APP_TOKEN": "xapp-1"}, True, False),  # OAuth
+        (
+            "[slack]\nmode = 'http'\n",
+            {"SLACK_BOT_TOKEN": "x", "SLACK_SIGNING_SECRET": "s"},
+            True,
+            False,
+        ),
+        (
+            "[slack]\nenabled = false\n[discord]\nenabled = false\n",
+            {**SLACK_SOCKET, "DISCORD_TOKEN": "d"},
+            False,
+            False,
+        ),
+        ("[slack]\nenabled = true\n[discord]\nenabled = true\n", {}, True, True),
+    ],
+)
+def test_tokens_enable_their_platform_unless_the_config_says_otherwise(
+    tmp_path: Path, body: str, env: dict[str, str], slack: bool, discord: bool
+) -> None:
+    config = load_config(str(write(tmp_path, body)), env=env, cwd=tmp_path)
+    assert (config.slack_enabled, config.discord_enabled) == (slack, discord)
 
 
 def test_paths_resolve_against_the_config_folder(tmp_path: Path) -> None:

@@ -35,7 +35,8 @@ async def test_reload_keeps_the_old_decks_when_the_new_ones_are_broken(
     decks.mkdir()
     write_deck(decks, "first")
     (tmp_path / "config.toml").write_text(
-        '[database]\nurl = "sqlite:///q.db"\n[questions]\npaths = ["questions"]\n', encoding="utf-8"
+        '[database]\nurl = "sqlite:///q.db"\n[questions]\npaths = ["questions"]\nshipped = false\n',
+        encoding="utf-8",
     )
     app = await build_app(load_config(str(tmp_path / "config.toml"), env={}))
     try:
@@ -61,7 +62,8 @@ async def test_sighup_reloads(tmp_path: Path) -> None:
     decks.mkdir()
     write_deck(decks, "first")
     (tmp_path / "config.toml").write_text(
-        '[database]\nurl = "sqlite:///q.db"\n[questions]\npaths = ["questions"]\n', encoding="utf-8"
+        '[database]\nurl = "sqlite:///q.db"\n[questions]\npaths = ["questions"]\nshipped = false\n',
+        encoding="utf-8",
     )
     app = await build_app(load_config(str(tmp_path / "config.toml"), env={}))
     try:

@@ -2,15 +2,17 @@
 `--review`, the questions missed there that are due for review.
 
 Reads one letter per question from standard input, so it works piped as well as on a TTY.
-`q` or end of input stops; the run is kept and the next `quizbot play` resumes it.
+`q` or end of input stops; the run is kept and the next `quizbot play` resumes it. The
+language is chosen as `bot.console.language` says; text wraps to the terminal's width.
 """
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, replace
 from typing import TextIO
 
+from bot.console.language import normal, terminal_locale
+from bot.console.layout import wrap
 from bot.decks.model import Deck, pick
 from bot.decks.numerals import number
 from bot.domain.actor import Actor
@@ -18,7 +20,7 @@ from bot.domain.errors import QuizError
 from bot.domain.leaderboard import Period
 from bot.domain.review import ReviewStep
 from bot.domain.run import RunStep, RunSummary
-from bot.presentation.locales import text
+from bot.presentation.locales import LOCALES, text
 from bot.presentation.messages import (
     AnswerMessage,
     QuestionMessage,
@@ -32,7 +34,6 @@ from bot.presentation.review_messages import review_answer, review_done, review_
 from bot.service.quiz import Quiz
 
 LOCAL_SERVER = "local"
-WIDTH = 78
 
 
 @dataclass
@@ -41,18 +42,16 @@ class Terminal:
     stdout: TextIO
     stderr: TextIO
     interactive: bool
+    width: int = 78
+    """Columns to wrap to: the terminal's (shutil.get_terminal_size), 80 when piped."""
 
     def say(self, line: str = "") -> None:
         self.stdout.write(line + "\n")
 
     def wrapped(self, body: str, indent: str = "", hang: str | None = None) -> None:
         """Prints `body` wrapped to the terminal width; `hang` indents continuation lines."""
-        rest = indent if hang is None else hang
-        for para in body.splitlines() or [""]:
-            filled = textwrap.fill(
-                para, WIDTH, initial_indent=indent, subsequent_indent=rest, break_on_hyphens=False
-            )
-            self.say(filled or indent)
+        for line in wrap(body, self.width, indent, hang):
+            self.say(line)
 
     def ask(self, prompt: str) -> str | None:
         """One line of input; None at end of input."""
@@ -90,22 +89,22 @@ def choose_deck(quiz: Quiz, term: Terminal, deck_id: str | None, locale: str) ->
 
 def show_question(term: Terminal, msg: QuestionMessage) -> None:
     term.say()
-    term.say(msg.header)
+    term.wrapped(msg.header)
     if msg.footer:
-        term.say(msg.footer)
+        term.wrapped(msg.footer)
     term.wrapped(msg.question)
     for c in msg.choices:
         term.wrapped(f"{c.letter}. {c.text}", "   ", "      ")
 
 
-def show_feedback(term: Terminal, msg: AnswerMessage) -> None:
-    term.say(msg.headline)
+def show_feedback(term: Terminal, msg: AnswerMessage, locale: str) -> None:
+    term.wrapped(msg.headline)
     term.wrapped(msg.answer)
     if msg.why:
         term.wrapped(msg.why)
     term.wrapped(msg.explanation)
-    if msg.review:
-        term.wrapped(msg.review)
+    if msg.review:  # the chat's words name /quiz review; here the command is this terminal's
+        term.wrapped(text(locale, "play.review_added"))
 
 
 def read_letter(term: Terminal, letters: str, locale: str) -> int | None:
@@ -117,25 +116,55 @@ def read_letter(term: Terminal, letters: str, locale: str) -> int | None:
             return None
         if len(answer) == 1 and answer.upper() in letters:
             return letters.index(answer.upper())
-        term.say(text(locale, "play.invalid", letters=shown))
+        term.wrapped(text(locale, "play.invalid", letters=shown))
 
 
 async def show_summary(quiz: Quiz, actor: Actor, term: Terminal, summary: RunSummary) -> None:
     msg = summary_message(summary)
     term.say()
-    term.say(msg.header)
-    term.say(msg.score)
-    term.say(msg.points)
+    term.wrapped(msg.header)
+    term.wrapped(msg.score)
+    term.wrapped(msg.points)
     for line in msg.review:
         term.wrapped(line)
+    term.wrapped(text(summary.locale, "play.again"))
     board = await quiz.leaderboard(actor, Period.ALL)
     shown = leaderboard_message(board, lambda user: user, {d.id: d for d in quiz.decks})
     term.say()
-    term.say(text(summary.locale, "play.local_board"))
+    term.wrapped(text(summary.locale, "play.local_board"))
     for line in shown.lines:
         term.say(f"  {line}")
     if shown.you:
         term.say(f"  {shown.you}")
+
+
+@dataclass(frozen=True)
+class Languages:
+    """What decides the language: `--locale`, the player's saved one, the system's."""
+
+    asked: str | None
+    saved: str | None
+    system: str | None
+
+    def for_deck(self, deck: Deck) -> str:
+        return terminal_locale(
+            deck.locales,
+            asked=self.asked,
+            saved=self.saved,
+            system=self.system,
+            fallback=deck.default_locale,
+        )
+
+    def ui(self, first: Deck | None) -> str:
+        """For words that belong to no deck (choosing a deck, errors)."""
+        fallback = first.default_locale if first is not None else LOCALES[0]
+        return terminal_locale(
+            LOCALES,
+            asked=self.asked,
+            saved=self.saved,
+            system=self.system,
+            fallback=fallback if fallback in LOCALES else LOCALES[0],
+        )
 
 
 async def play(
@@ -147,28 +176,48 @@ async def play(
     *,
     review: bool = False,
     topic: str | None = None,
+    system_locale: str | None = None,
 ) -> int:
     """Plays one run (or, with `review`, the review); returns the exit status. Refusals (an
-    unknown deck) print a message."""
-    actor = Actor(server_id=LOCAL_SERVER, user_id=user, is_admin=True, locale=locale)
-    ui = await quiz.ui_locale(actor)
+    unknown deck or language) print one line."""
+    actor = Actor(server_id=LOCAL_SERVER, user_id=user, is_admin=True)
+    saved = await quiz.store.user_locale(LOCAL_SERVER, user)
+    langs = Languages(normal(locale), saved, system_locale)
+    ui = langs.ui(quiz.decks.first())
     try:
+        if langs.asked is not None:
+            offered = _offered(quiz, deck_id)
+            if langs.asked not in offered:
+                without = replace(langs, asked=None).ui(quiz.decks.first())
+                locales = ", ".join(offered)
+                term.stderr.write(
+                    text(without, "play.unknown_locale", locale=langs.asked, locales=locales) + "\n"
+                )
+                return 2
+            await quiz.store.set_user_locale(LOCAL_SERVER, user, langs.asked)  # next time too
         if review:
-            return await _review(quiz, term, actor, locale, topic)
-        return await _play(quiz, term, actor, deck_id, locale, ui)
+            return await _review(quiz, term, actor, langs, topic)
+        return await _play(quiz, term, actor, deck_id, langs, ui)
     except QuizError as e:
         term.stderr.write(error_text(e, ui) + "\n")
         return 1
 
 
+def _offered(quiz: Quiz, deck_id: str | None) -> list[str]:
+    """The languages `--locale` may name: the deck's (or every deck's when none is named)."""
+    decks = [quiz.deck(deck_id)] if deck_id else list(quiz.decks)
+    return list(dict.fromkeys(loc for deck in decks for loc in deck.locales))
+
+
 async def _play(
-    quiz: Quiz, term: Terminal, actor: Actor, deck_id: str | None, locale: str | None, ui: str
+    quiz: Quiz, term: Terminal, actor: Actor, deck_id: str | None, langs: Languages, ui: str
 ) -> int:
     deck = choose_deck(quiz, term, deck_id, ui)
     if deck is None:
         return 0
-    loc = deck.locale_or_default(locale) if locale else await quiz.reply_locale(actor, deck)
-    term.say(pick(deck.title, loc))
+    loc = langs.for_deck(deck)
+    actor = replace(actor, locale=loc)
+    term.wrapped(pick(deck.title, loc))
     if deck.description:
         term.wrapped(pick(deck.description, loc))
     step: RunStep | RunSummary | None = await quiz.start_run(actor, deck.id)
@@ -178,31 +227,26 @@ async def _play(
         index = read_letter(term, letters, loc)
         if index is None:
             term.say()
-            term.say(text(loc, "play.stopped"))
+            term.wrapped(text(loc, "play.stopped"))
             return 0
         fb = await quiz.run_answer(actor, step.run.id, step.question.id, index)
-        show_feedback(term, feedback_message(fb))
+        show_feedback(term, feedback_message(fb), loc)
         step = fb.next if fb.next is not None else fb.summary
     if isinstance(step, RunSummary):
         await show_summary(quiz, actor, term, step)
     return 0
 
 
-def _in(step: ReviewStep, locale: str | None) -> ReviewStep:
-    """The step in `--locale`, when its deck has that language."""
-    return replace(step, locale=step.deck.locale_or_default(locale)) if locale else step
-
-
 async def _review(
-    quiz: Quiz, term: Terminal, actor: Actor, locale: str | None, topic: str | None
+    quiz: Quiz, term: Terminal, actor: Actor, langs: Languages, topic: str | None
 ) -> int:
     """The due questions one at a time, each with its feedback and when it comes back."""
     step = await quiz.start_review(actor, topic)
     while isinstance(step, ReviewStep):
-        step = _in(step, locale)
+        step = replace(step, locale=langs.for_deck(step.deck))
         msg = review_question(step)
         term.say()
-        term.say(msg.header)
+        term.wrapped(msg.header)
         term.wrapped(msg.question)
         for letter, choice in msg.choices:
             term.wrapped(f"{letter}. {choice}", "   ", "      ")
@@ -212,7 +256,7 @@ async def _review(
             return 0
         fb = await quiz.review_answer(actor, step.card.key, step.number, index, topic)
         said = review_answer(fb, step.locale)
-        term.say(said.headline)
+        term.wrapped(said.headline)
         term.wrapped(said.answer)
         if said.why:
             term.wrapped(said.why)
@@ -220,5 +264,5 @@ async def _review(
         term.wrapped(said.when)
         step = fb.next
     term.say()
-    term.wrapped(review_done(step))
+    term.wrapped(review_done(replace(step, locale=langs.ui(quiz.decks.first()))))
     return 0

@@ -32,6 +32,16 @@ class DeckReport:
     def ok(self) -> bool:
         return not self.problems
 
+    def left_out(self) -> str:
+        """What a start says of decks with problems: each problem, and that the rest load."""
+        files = len({p.path for p in self.problems})
+        lines = [str(p) for p in self.problems]
+        lines.append(
+            f"{_plural(files, 'deck file')} with problems left out; "
+            f"{_plural(len(self.decks), 'deck')} loaded (quizbot validate checks them)"
+        )
+        return "\n".join(lines)
+
     def summary(self, warnings: int = 0) -> str:
         """One line for `quizbot validate`, e.g. "3 decks, 42 questions in 3 files: all valid"
         (", 2 warnings" after it when the lint found some)."""
@@ -45,26 +55,41 @@ class DeckReport:
         return f"{counts}: {verdict}{noted}"
 
 
-def load_decks(paths: Sequence[Path]) -> DeckReport:
-    """Every deck in `paths` (files, or folders of *.yaml / *.yml), with all their problems.
+def load_decks(paths: Sequence[Path], shipped: Path | None = None) -> DeckReport:
+    """Every deck in `paths` (files, or folders of *.yaml / *.yml), with all their problems;
+    then the `shipped` folder's decks (those that come with quizbot).
 
-    Deck ids must be unique across the files, since posts and answers are stored by deck id.
+    A deck with a problem is left out and the others load. Deck ids must be unique across
+    the files, since posts and answers are stored by deck id; but a shipped deck whose id a
+    deck of `paths` already has is left out silently: the team's own copy replaces it (the
+    repository's `questions/` mounted or copied next to an installed package).
     """
     report = DeckReport()
     owners: dict[str, str] = {}
-    for path in _deck_files(paths, report.problems):
+    seen: set[Path] = set()
+    for path in _deck_files(paths, report.problems, seen):
         report.files += 1
-        loaded = _load(path)
-        duplicate = _duplicate_id(loaded, str(path), owners)
-        if duplicate is not None:
-            report.problems.extend(_sorted([*loaded.problems, duplicate]))
-            continue
-        report.problems.extend(loaded.problems)
-        if loaded.deck is not None:
-            report.decks.append(loaded.deck)
-            if loaded.places is not None:
-                report.places[loaded.deck.id] = loaded.places
+        _add(report, _load(path), str(path), owners)
+    if shipped is not None:
+        for path in _deck_files([shipped], [], seen):
+            loaded = _load(path)
+            if loaded.deck_id is not None and loaded.deck_id in owners:
+                continue
+            report.files += 1
+            _add(report, loaded, str(path), owners)
     return report
+
+
+def _add(report: DeckReport, loaded: _Loaded, path: str, owners: dict[str, str]) -> None:
+    duplicate = _duplicate_id(loaded, path, owners)
+    if duplicate is not None:
+        report.problems.extend(_sorted([*loaded.problems, duplicate]))
+        return
+    report.problems.extend(loaded.problems)
+    if loaded.deck is not None:
+        report.decks.append(loaded.deck)
+        if loaded.places is not None:
+            report.places[loaded.deck.id] = loaded.places
 
 
 @dataclass
@@ -103,9 +128,8 @@ def _duplicate_id(loaded: _Loaded, path: str, owners: dict[str, str]) -> Problem
     return Problem(path, line, column, f"deck id '{loaded.deck_id}' is already used by {first}")
 
 
-def _deck_files(paths: Sequence[Path], problems: list[Problem]) -> Iterator[Path]:
+def _deck_files(paths: Sequence[Path], problems: list[Problem], seen: set[Path]) -> Iterator[Path]:
     """Files to load, once each; a folder gives its *.yaml and *.yml files, sorted, not nested."""
-    seen: set[Path] = set()
     for path in paths:
         if path.is_dir():
             files = sorted(p for p in path.iterdir() if p.suffix.lower() in (".yaml", ".yml"))

@@ -97,7 +97,7 @@ class Services:
 
         Posts and runs of questions that disappeared get a polite "question gone" reply.
         """
-        report = load_decks(self.config.question_paths)
+        report = load_decks(self.config.question_paths, self.config.shipped_decks)
         if report.ok:
             self.quiz.decks = DeckLibrary(report.decks)
             log.info("decks reloaded: %s", report.summary(), extra={"event": "decks_reloaded"})

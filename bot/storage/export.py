@@ -7,17 +7,20 @@ that a spreadsheet would run as a formula (=, +, -, @ first) are prefixed with a
 
 from __future__ import annotations
 
+import asyncio
 import csv
 import re
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Select, case, func, select
+from sqlalchemy import Select, case, func, inspect, select
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from bot.storage.engine import store_engine
 from bot.storage.tables import answers, problem_reports, review_answers
+from bot.storage.url import database_url
 
 ANSWER_COLUMNS = [
     "season",
@@ -180,12 +183,37 @@ def _reports(server_id: str) -> Select[Any]:
     return select(*columns).where(p.server_id == server_id).order_by(p.id)
 
 
+def _never_created(url: str) -> bool:
+    """A SQLite file that does not exist yet (opening it would create an empty one)."""
+    parsed = make_url(database_url(url, Path.cwd()))
+    return parsed.get_backend_name() == "sqlite" and not Path(parsed.database or "").is_file()
+
+
+async def _has_data(conn: AsyncConnection, server_id: str) -> bool:
+    """Whether any answer, review answer or problem report of the server is stored (in a
+    database the bot has set up: one it never ran on has nothing)."""
+    tables = (answers, review_answers, problem_reports)
+    made = await conn.run_sync(lambda sync: [inspect(sync).has_table(t.name) for t in tables])
+    if not all(made):
+        return False
+    for table in tables:
+        found = await conn.execute(
+            select(table.c.server_id).where(table.c.server_id == server_id).limit(1)
+        )
+        if found.first() is not None:
+            return True
+    return False
+
+
 async def export_server(
     url: str, server_id: str, out_dir: Path, *, schema: str | None = None
 ) -> dict[Path, int]:
     """Writes `<server>-answers.csv`, `<server>-leaderboard.csv`, `<server>-reviews.csv` and
     `<server>-problem-reports.csv` into the existing folder `out_dir`; returns the rows
-    written per file."""
+    written per file. A server with nothing stored gets no files at all (an empty dict):
+    four header-only files would look like an export that lost its data."""
+    if await asyncio.to_thread(_never_created, url):
+        return {}
     stem = file_stem(server_id)
     answers_path = out_dir / f"{stem}-answers.csv"
     board_path = out_dir / f"{stem}-leaderboard.csv"
@@ -194,6 +222,8 @@ async def export_server(
     engine = store_engine(url, schema=schema)
     try:
         async with engine.connect() as conn:
+            if not await _has_data(conn, server_id):
+                return {}
             written = {
                 answers_path: await _write_answers(conn, server_id, answers_path),
                 board_path: await _write_boards(conn, server_id, board_path),

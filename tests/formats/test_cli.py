@@ -39,7 +39,8 @@ def quizbot(cwd: Path, *args: str, stdin: str = "") -> subprocess.CompletedProce
 def folder(tmp_path: Path) -> Path:
     (tmp_path / "decks").mkdir()
     (tmp_path / "config.toml").write_text(
-        f'[database]\nurl = "sqlite:///{tmp_path / "q.db"}"\n[questions]\npaths = ["decks"]\n',
+        f'[database]\nurl = "sqlite:///{tmp_path / "q.db"}"\n'
+        '[questions]\npaths = ["decks"]\nshipped = false\n',
         encoding="utf-8",
     )
     return tmp_path

@@ -124,6 +124,7 @@ url = {json.dumps(database)}
 
 [questions]
 paths = [{json.dumps(str(decks))}]
+shipped = false
 
 [ops]
 port = 0

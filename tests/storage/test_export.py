@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -70,3 +71,17 @@ async def test_export_answers_and_leaderboards(db: Database, tmp_path: Path) -> 
         ("2", "1", "bo", "1"),
     ]
     assert "other-server" not in answers_csv.read_text(encoding="utf-8")
+
+
+async def test_a_server_with_nothing_stored_gets_no_files(db: Database, tmp_path: Path) -> None:
+    store = await db.open()
+    clock = ManualClock(datetime(2026, 5, 1, 9, tzinfo=UTC))
+    quiz = Quiz(store=store, decks=factories.library(), clock=clock, rng=random.Random(3))
+    view = await quiz.post(Actor("slack:T1", "poster"), "C1", "demo", "q1")
+    await quiz.answer(Actor("slack:T1", "ana"), view.post.id, 0)
+    await store.close()
+
+    assert await export_server(db.url, "slack:T2", tmp_path, schema=db.schema) == {}
+    assert [p for p in os.listdir(tmp_path) if p.endswith(".csv")] == []
+    written = await export_server(db.url, "slack:T1", tmp_path, schema=db.schema)
+    assert written[tmp_path / "slack_T1-answers.csv"] == 1
