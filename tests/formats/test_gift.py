@@ -209,3 +209,17 @@ def test_gift_export_escapes_every_special_character(tmp_path: Path, run_import:
     assert back is not None, outcome.lines
     assert back.title == {"en": "Tricky / deck"}
     assert texts(back) == texts(deck)
+
+
+def test_tilde_equals_marks_the_right_answer_as_moodle_reads_it() -> None:
+    # Issue 23 D1: a course bank writes `~=` on 182 lines; Moodle takes `~=X` as the right X.
+    notes, found = _one("She {~=have been ~was ~ =had been} here for years.")
+    assert notes == ["1 skipped: 2 choices are marked right; a deck question has exactly one"]
+    notes, found = _one("She {~=have been~was} here for years.")
+    assert notes == []
+    assert found is not None
+    assert (found["text"], found["choices"], found["answer"]) == (
+        "She _____ here for years.",
+        ["have been", "was"],
+        0,
+    )

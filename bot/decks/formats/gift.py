@@ -28,6 +28,7 @@ _BACKSLASH = chr(0xE00F)
 _WEIGHT = re.compile(r"^%(-*[0-9]{1,2}\.?[0-9]*)%")
 _FORMATS = ("html", "moodle", "plain", "markdown")
 _TAG = re.compile(r"\[tag:\s*([^\]]*?)\s*\]")
+_TILDE_EQUALS = re.compile(r"~\s*=")
 _TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
 
 
@@ -173,7 +174,9 @@ def _read_answers(
 def _read_multichoice(
     answers: str, text_format: str, locale: str, draft: DraftQuestion, dropped: set[str]
 ) -> str | None:
-    parts = answers.replace("=", "~=").split("~")
+    # `~=X` is how many teachers write the right answer; Moodle reads it as `=X` (the empty
+    # answer its split leaves is dropped when the question is saved), and so does this.
+    parts = _TILDE_EQUALS.sub("=", answers).replace("=", "~=").split("~")
     if not parts[0].strip():
         parts = parts[1:]
     weights: list[float] = []
