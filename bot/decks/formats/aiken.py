@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion
+from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
 
 FORMAT_NAME = "Aiken"
 
@@ -103,11 +103,11 @@ def _finish(question: _Open, answer: str, line: int, locale: str, deck: DraftDec
             question.line, f"ANSWER: {answer or '(empty)'} on line {line} names no choice ({shown})"
         )
         return
-    deck.questions.append(
-        DraftQuestion(
-            line=question.line,
-            text={locale: question.text},
-            choices=[DraftChoice({locale: text}) for _, text in question.choices],
-            answer=letters.index(wanted),
-        )
+    draft = DraftQuestion(
+        line=question.line,
+        text={locale: question.text},
+        choices=[DraftChoice({locale: text}) for _, text in question.choices],
+        answer=letters.index(wanted),
     )
+    settle_true_false(draft, locale)
+    deck.questions.append(draft)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.decks.formats.category import Categories, category_path
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion
+from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
 from bot.decks.formats.htmltext import html_to_text
 from bot.decks.formats.phrasebook import true_false
 from bot.decks.model import Deck, Question
@@ -167,6 +167,7 @@ def _read_answers(
             draft.choices[1 - right].why[locale] = feedback[0]
         if feedback[1]:
             draft.choices[right].why[locale] = feedback[1]
+        settle_true_false(draft, locale)
         return None
     return "a short-answer question (typed answers, no choices)"
 

@@ -25,6 +25,7 @@ from bot.decks.formats.draft import (
     Note,
     Texts,
     settle_right_feedback,
+    strip_choice_labels,
     unfit_reason,
 )
 from bot.decks.formats.phrasebook import answer_is
@@ -187,6 +188,7 @@ class _Assembly:
             self.description = {}
 
     def _add(self, question: DraftQuestion, ids: IdMaker) -> None:
+        strip_choice_labels(question)
         settle_right_feedback(question)
         reason = unfit_reason(question, self.locales)
         if reason is not None:

@@ -18,7 +18,13 @@ from io import BytesIO
 
 from openpyxl import load_workbook
 
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
+from bot.decks.formats.draft import (
+    DraftChoice,
+    DraftDeck,
+    DraftQuestion,
+    FormatError,
+    settle_true_false,
+)
 
 FORMAT_NAME = "Kahoot spreadsheet"
 
@@ -122,11 +128,11 @@ def _read_row(
         deck.skip(number, f"the correct answer '{marked[0]}' names no filled answer column")
         return
     kept = [(slot, text) for slot, text in answers.items() if text]
-    deck.questions.append(
-        DraftQuestion(
-            line=number,
-            text={locale: question},
-            choices=[DraftChoice({locale: text}) for _, text in kept],
-            answer=[slot for slot, _ in kept].index(int(marked[0])),
-        )
+    draft = DraftQuestion(
+        line=number,
+        text={locale: question},
+        choices=[DraftChoice({locale: text}) for _, text in kept],
+        answer=[slot for slot, _ in kept].index(int(marked[0])),
     )
+    settle_true_false(draft, locale)
+    deck.questions.append(draft)
