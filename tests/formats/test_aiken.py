@@ -23,7 +23,7 @@ def test_questions_aiken_imports_both_questions_as_plain_text(run_import: Import
         '<html class="cool"> & images:'
     )
     assert (second["choices"], second["answer"]) == (["True", "False"], 0)
-    assert second["explanation"] == "The answer is: True."
+    assert second["explanation"] == "The answer is True."
 
 
 def test_aiken_errors_imports_the_two_good_questions_and_reports_the_rest(

@@ -64,7 +64,7 @@ def test_questions_gift_imports_the_multiple_choice_and_true_false_moodle_import
     for question_id in ("2-08-tsl", "2-08-tsl-2"):
         assert found[question_id]["text"] == "TSL is blablabla."
         assert found[question_id]["answer"] == 0
-        assert found[question_id]["explanation"] == "The answer is: True."
+        assert found[question_id]["explanation"] == "The answer is True."
     assert any("2 of 4 questions came without an explanation" in line for line in outcome.lines)
 
 

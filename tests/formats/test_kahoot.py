@@ -37,7 +37,7 @@ def test_the_template_imports_single_answer_rows(run_import: Importer) -> None:
     assert found["water-boils-at-100-c-at-sea-level"]["choices"] == ["True", "False"]
     hexagon = found["how-many-sides-does-a-hexagon-have"]
     assert (hexagon["choices"], hexagon["answer"]) == (["4", "5", "6", "8"], 2)
-    assert hexagon["explanation"] == "The answer is: 6."
+    assert hexagon["explanation"] == "The answer is 6."
     assert any("3 of 3 questions came without an explanation" in line for line in outcome.lines)
 
 
