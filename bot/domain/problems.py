@@ -1,4 +1,4 @@
-""""Report a problem": what a player says is wrong with a question, for the deck's authors.
+""" "Report a problem": what a player says is wrong with a question, for the deck's authors.
 
 A report names the question and the deck's version at the time, so an author reading it
 after fixing the deck can tell whether it was about the old text.

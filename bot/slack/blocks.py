@@ -169,7 +169,7 @@ def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
 
 
 def report_button(label: str | None, deck_id: str, question_id: str) -> list[ButtonElement]:
-    """"Report a problem" about a question: opens the form (`bot.slack.reports`)."""
+    """ "Report a problem" about a question: opens the form (`bot.slack.reports`)."""
     if not label:
         return []
     return [_button(label, actions.REPORT, card_key(deck_id, question_id))]

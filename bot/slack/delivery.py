@@ -130,7 +130,6 @@ class SlackDelivery:
         except (DeliveryError, *SENDING_FAILED) as error:
             log.info("could not DM %s about schedule %s: %r", admin.user_id, schedule.id, error)
 
-
     async def admins(self, server_id: str) -> Sequence[str]:
         """`[slack] admins`; Slack's own workspace admins cannot be listed with a bot token
         (users.list would read every member), so they get the summary by setting a daily
