@@ -116,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     imp.add_argument("file", help="GIFT, Moodle XML, Aiken, Open Trivia DB JSON, CSV or Kahoot")
     imp.add_argument("--format", help="gift, moodle-xml, aiken, opentdb, csv or kahoot (guessed)")
     imp.add_argument("--out", help="deck file to write (default: questions/ID.yaml)")
-    imp.add_argument("--locale", default="en", help="the file's language (default: en)")
+    imp.add_argument("--locale", help="the file's language (default: from its script, else en)")
     imp.add_argument("--id", dest="deck_id", help="deck id (default: from the file name)")
     imp.add_argument("--config", help="config file")
 

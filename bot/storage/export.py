@@ -2,7 +2,8 @@
 with its review answers and the problem reports its players sent.
 
 Rows are streamed, so a server with millions of answers exports in constant memory. Cells
-that a spreadsheet would run as a formula (=, +, -, @ first) are prefixed with a quote.
+that a spreadsheet would run as a formula (=, +, -, @ first) are prefixed with a quote
+(`bot.decks.spreadsheet`, shared with the deck CSV export).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy import Select, case, func, inspect, select
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from bot.decks.spreadsheet import neutralise
 from bot.storage.engine import store_engine
 from bot.storage.tables import answers, problem_reports, review_answers
 from bot.storage.url import database_url
@@ -47,15 +49,14 @@ REPORT_COLUMNS = [
     "sent_at",
 ]
 BOARD_COLUMNS = ["season", "rank", "user_id", "points", "answered", "correct", "reached_at"]
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def cell(value: Any) -> Any:
     """A value safe to open in a spreadsheet."""
     if isinstance(value, datetime):
         return value.isoformat()
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
+    if isinstance(value, str):
+        return neutralise(value)
     return value
 
 

@@ -28,7 +28,7 @@ def run_import(tmp_path: Path) -> Importer:
         path: Path,
         *,
         fmt: str | None = None,
-        locale: str = "en",
+        locale: str | None = "en",
         deck_id: str | None = None,
         out: Path | None = None,
     ) -> tuple[ImportOutcome, Deck | None]:

@@ -23,7 +23,7 @@ def test_questions_aiken_imports_both_questions_as_plain_text(run_import: Import
         '<html class="cool"> & images:'
     )
     assert (second["choices"], second["answer"]) == (["True", "False"], 0)
-    assert second["explanation"] == "The answer is: True."
+    assert second["explanation"] == "The answer is True."
 
 
 def test_aiken_errors_imports_the_two_good_questions_and_reports_the_rest(
@@ -68,4 +68,50 @@ def test_garbage_imports_nothing_and_says_so(tmp_path: Path, run_import: Importe
         f"{junk}:1: skipped: an ANSWER line with no question line before it",
         f"{junk}:2: skipped: a choice line with no question line before it",
         f"{junk}: error: no question could be imported (2 skipped); nothing written",
+    ]
+
+
+def test_several_right_answers_are_skipped_not_imported_with_the_first() -> None:
+    # Issue 23 D4: `ANSWER: A,B,C` was imported with A as the only right answer.
+    deck = read_aiken(
+        "Which are primes?\nA) 2\nB) 3\nC) 4\nANSWER: A,B\n\nWhich?\nA) x\nB) y\nANSWER: A and B\n",
+        "en",
+    )
+    assert deck.questions == []
+    assert [(note.line, note.message) for note in deck.notes] == [
+        (1, "ANSWER: A,B on line 5 marks several right answers; a deck question has exactly one"),
+        (
+            7,
+            "ANSWER: A and B on line 10 marks several right answers; "
+            "a deck question has exactly one",
+        ),
+    ]
+
+
+def test_a_question_starting_with_a_capital_and_a_period_is_a_question() -> None:
+    # Issue 23 D12: "U.S. ..." was read as a choice (as Moodle does); choices run A, B, C.
+    deck = read_aiken(
+        "Who wrote it?\nA) Jefferson\nB) Adams\nANSWER: A\n"
+        "U.S. presidents serve how many years?\nA) 4\nB) 6\nANSWER: A\n"
+        "A. Lincoln was born in which state?\nA) Kentucky\nB) Ohio\nANSWER: A\n",
+        "en",
+    )
+    assert deck.notes == []
+    assert [(q.line, q.text["en"], [c.text["en"] for c in q.choices]) for q in deck.questions] == [
+        (1, "Who wrote it?", ["Jefferson", "Adams"]),
+        (5, "U.S. presidents serve how many years?", ["4", "6"]),
+        (9, "A. Lincoln was born in which state?", ["Kentucky", "Ohio"]),
+    ]
+
+
+def test_a_choice_letter_out_of_order_starts_a_question_and_is_reported() -> None:
+    deck = read_aiken("Which?\nA) x\nC) y\nANSWER: A\n", "en")
+    assert deck.questions == []
+    assert [(note.line, note.message) for note in deck.notes] == [
+        (
+            1,
+            "it has no ANSWER line before the next question (line 3), "
+            "read as a question since its label C is not B",
+        ),
+        (3, "ANSWER: A on line 4 names no choice (none)"),
     ]

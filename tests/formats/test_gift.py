@@ -64,7 +64,7 @@ def test_questions_gift_imports_the_multiple_choice_and_true_false_moodle_import
     for question_id in ("2-08-tsl", "2-08-tsl-2"):
         assert found[question_id]["text"] == "TSL is blablabla."
         assert found[question_id]["answer"] == 0
-        assert found[question_id]["explanation"] == "The answer is: True."
+        assert found[question_id]["explanation"] == "The answer is True."
     assert any("2 of 4 questions came without an explanation" in line for line in outcome.lines)
 
 
@@ -160,7 +160,10 @@ def test_categories_comments_tags_and_line_numbers() -> None:
     ]
     assert [(note.line, note.message) for note in deck.notes] == [
         (8, "a description (no answers in braces), not a question"),
-        (10, "its '{' and '}' do not match (write \\{ and \\} for literal braces)"),
+        (
+            10,
+            "its '{' is never closed: end its answers with '}' (or write \\{ for a literal brace)",
+        ),
     ]
 
 
@@ -209,3 +212,68 @@ def test_gift_export_escapes_every_special_character(tmp_path: Path, run_import:
     assert back is not None, outcome.lines
     assert back.title == {"en": "Tricky / deck"}
     assert texts(back) == texts(deck)
+
+
+def test_tilde_equals_marks_the_right_answer_as_moodle_reads_it() -> None:
+    # Issue 23 D1: a course bank writes `~=` on 182 lines; Moodle takes `~=X` as the right X.
+    notes, found = _one("She {~=have been ~was ~ =had been} here for years.")
+    assert notes == ["1 skipped: 2 choices are marked right; a deck question has exactly one"]
+    notes, found = _one("She {~=have been~was} here for years.")
+    assert notes == []
+    assert found is not None
+    assert (found["text"], found["choices"], found["answer"]) == (
+        "She _____ here for years.",
+        ["have been", "was"],
+        0,
+    )
+
+
+def test_questions_without_blank_lines_between_them_are_all_read() -> None:
+    # Issue 23 D2: a `$CATEGORY:` line followed at once by a question made the question the
+    # deck's title, and two questions in one block became one (52 questions kept 14, silently).
+    deck = read_gift(
+        "$CATEGORY: $course$/Physics\n"
+        "::one::Unit of force?{=newton ~joule}\n"
+        "// [tag:energy]\n"
+        "::two::Unit of energy?{\n"
+        "  =joule\n"
+        "  ~watt\n"
+        "}\n"
+        "Unit of power?{=watt ~volt}\n"
+        "Grant is {~buried =entombed ~living}\n"
+        "in Grant's tomb.\n"
+        "::three:: A note, no answers\n",
+        "en",
+    )
+    assert deck.title == {"en": "Physics"}
+    assert [(q.line, q.name, q.text["en"], q.tags) for q in deck.questions] == [
+        (2, "one", "Unit of force?", []),
+        (4, "two", "Unit of energy?", ["energy"]),
+        (8, "", "Unit of power?", []),
+        (9, "", "Grant is _____\nin Grant's tomb.", []),
+    ]
+    assert [(note.line, note.message) for note in deck.notes] == [
+        (11, "a description (no answers in braces), not a question"),
+    ]
+
+
+def test_a_blank_line_inside_braces_is_one_question_with_a_warning() -> None:
+    # Issue 23 D11: it counted as two skipped questions with a brace message and no hint.
+    deck = read_gift("::q::Pick one{\n=a\n\n~b\n}\n\n::r::Open {=x ~y\n\n::s::Next?{=1 ~2}\n", "en")
+    assert [(q.name, [c.text["en"] for c in q.choices]) for q in deck.questions] == [
+        ("q", ["a", "b"]),
+        ("s", ["1", "2"]),
+    ]
+    assert [(note.line, note.kind, note.message) for note in deck.notes] == [
+        (
+            1,
+            "warning",
+            "blank line 3 inside its { } was read as part of the question; "
+            "Moodle would reject it there: remove the blank line",
+        ),
+        (
+            7,
+            "skipped",
+            "its '{' is never closed: end its answers with '}' (or write \\{ for a literal brace)",
+        ),
+    ]

@@ -110,7 +110,7 @@ def test_invalid_utf8_is_refused_at_its_line(tmp_path: Path, run_import: Importe
 
 
 BROKEN = {
-    "gift": ("quiz.gift", b"::a::Unclosed {=x ~y\n", "1: skipped: its '{' and '}' do not match"),
+    "gift": ("quiz.gift", b"::a::Unclosed {=x ~y\n", "1: skipped: its '{' is never closed"),
     "moodle-xml": ("quiz.xml", b"<quiz>\n<question>\n", "3: error: not well-formed XML"),
     "aiken": ("quiz.txt", b"A) no question\n", "1: skipped: a choice line"),
     "opentdb": ("quiz.json", b'{"results": [\n{]}', "2: error: not valid JSON"),

@@ -85,7 +85,7 @@ def test_id_locale_and_provenance(run_import: Importer) -> None:
     assert deck is not None
     assert (deck.id, deck.locales) == ("moodle-gift", ("bn",))
     assert deck.questions[2].choices[0].text == {"bn": "সত্য"}
-    assert deck.questions[2].explanation == {"bn": "সঠিক উত্তর: সত্য।"}
+    assert deck.questions[2].explanation == {"bn": "উত্তর হলো সত্য।"}
     assert outcome.written is not None
     text = outcome.written.read_text(encoding="utf-8")
     assert "\nsource: Imported from questions.gift.txt (Moodle GIFT) on 2026-12-03\n" in text

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import time
+import tracemalloc
 import zipfile
 from pathlib import Path
 
 import pytest
-from openpyxl import Workbook
+from openpyxl import Workbook, load_workbook
 
 from bot.decks.formats import kahoot
 from tests.formats.conftest import FIXTURES, Importer, texts
@@ -37,7 +39,7 @@ def test_the_template_imports_single_answer_rows(run_import: Importer) -> None:
     assert found["water-boils-at-100-c-at-sea-level"]["choices"] == ["True", "False"]
     hexagon = found["how-many-sides-does-a-hexagon-have"]
     assert (hexagon["choices"], hexagon["answer"]) == (["4", "5", "6", "8"], 2)
-    assert hexagon["explanation"] == "The answer is: 6."
+    assert hexagon["explanation"] == "The answer is 6."
     assert any("3 of 3 questions came without an explanation" in line for line in outcome.lines)
 
 
@@ -81,3 +83,39 @@ def test_broken_workbooks_are_refused_in_one_line(
         f"{empty}: error: no header row with Question, Answer 1, Answer 2 and Correct answer(s) in "
         "the first 50 rows; is this Kahoot's quiz template?"
     ]
+
+
+def test_a_stray_far_cell_is_read_in_bounded_time_and_memory(
+    tmp_path: Path, run_import: Importer
+) -> None:
+    # Issue 22 finding 5: one cell at XFD1048576 in a 5 KB workbook made openpyxl pad every row
+    # to 16,384 cells for 1,048,576 rows, exhausting memory. Only the template's shape is read.
+    path = build(tmp_path / "far.xlsx")
+    workbook = load_workbook(path)
+    sheet = workbook.active
+    assert sheet is not None
+    sheet["XFD1048576"] = "far away"
+    workbook.save(path)
+    assert path.stat().st_size < 10_000
+    tracemalloc.start()
+    started = time.perf_counter()
+    try:
+        outcome, deck = run_import(path)
+        elapsed = time.perf_counter() - started
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert deck is not None, outcome.lines
+    assert len(deck.questions) == 3  # as from the template itself
+    assert peak < 50 * 1024 * 1024, peak
+    assert elapsed < 10, elapsed  # generous: about a second under tracemalloc on a loaded machine
+
+
+def test_rows_past_the_cap_are_not_read_and_the_import_says_so(
+    tmp_path: Path, run_import: Importer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kahoot, "MAX_ROWS", 10)
+    path = build(tmp_path / "long.xlsx")
+    outcome, deck = run_import(path)
+    assert deck is not None
+    assert f"{path}:10: warning: only the first 10 rows are read; split the sheet" in outcome.lines

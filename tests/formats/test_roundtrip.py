@@ -3,6 +3,8 @@ through GIFT and Moodle XML (one locale at a time)."""
 
 from __future__ import annotations
 
+import csv
+import io
 from dataclasses import replace
 from pathlib import Path
 
@@ -10,6 +12,7 @@ import pytest
 
 from bot.decks.formats import export_deck
 from bot.decks.model import Choice, Deck, Question
+from bot.decks.spreadsheet import FORMULA_STARTS, neutralise, restore
 from tests.formats.conftest import Importer, load_deck, texts
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
@@ -87,4 +90,42 @@ def test_csv_keeps_mixed_shuffles_choice_counts_and_a_missing_description(
     _, back = run_import(exported)
     assert back is not None
     origin = "Imported from whatever-name.csv (CSV) on 2026-12-03"
+    assert replace(back, source="") == replace(deck, origin=origin)
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised_and_read_back(
+    tmp_path: Path, run_import: Importer
+) -> None:
+    # Issue 22 finding 7: `quizbot export --deck --format csv` wrote formulas raw, which the
+    # server export already neutralises (the same code does both now).
+    hostile = [
+        '=HYPERLINK("https://evil.example","Click")',
+        "+1+cmd|' /C calc'!A0",
+        "@SUM(1+1)*cmd|' /C calc'!A0",
+        "-2+3",
+        "=1+1",
+        "'=already quoted",
+    ]
+    question = Question(
+        id="formulas",
+        text={"en": hostile[0]},
+        choices=tuple(Choice({"en": text}) for text in hostile[1:]),
+        answer=0,
+        explanation={"en": hostile[-1]},
+        position=1,
+    )
+    deck = Deck("formulas", {"en": "@Formulas"}, ("en",), (question,))
+    written = export_deck(deck, "csv")
+    cells = [cell for row in csv.reader(io.StringIO(written.lstrip("\ufeff"))) for cell in row]
+    assert not [cell for cell in cells if cell.startswith(FORMULA_STARTS)]
+    assert "'" + hostile[0] in cells and "''=already quoted" in cells
+    assert "'@Formulas" in cells
+    for text in ("\tTab", "\rReturn", "plain", "'quoted", "''=twice"):  # a deck strips \t and \r
+        assert restore(neutralise(text)) == text
+    assert neutralise("\tTab") == "'\tTab" and neutralise("'quoted") == "'quoted"
+    exported = tmp_path / "formulas.csv"
+    exported.write_text(written, encoding="utf-8")
+    outcome, back = run_import(exported)
+    assert back is not None, outcome.lines
+    origin = "Imported from formulas.csv (CSV) on 2026-12-03"
     assert replace(back, source="") == replace(deck, origin=origin)

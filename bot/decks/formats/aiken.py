@@ -1,7 +1,9 @@
 """Aiken, read as Moodle reads it: a question line, choice lines, then `ANSWER: X`.
 
 A choice line is a capital letter, ')' or '.', then the choice (Moodle accepts it with or without
-a space). Any other line starts a new question, dropping one left without its ANSWER line. Aiken
+a space); unlike Moodle, the letters must run A, B, C... in order, so a question line such as
+"U.S. presidents..." is a question, not a choice. Any other line starts a new question, and one
+left without its ANSWER line is reported. `ANSWER: A,C` (several right answers) is skipped. Aiken
 is plain text: a '<' in it is a '<', not HTML. It has no feedback, so every explanation is missing.
 """
 
@@ -10,12 +12,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion
+from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
 
 FORMAT_NAME = "Aiken"
 
 _CHOICE = re.compile(r"^([A-Z])[).][ \t]?(.*)$")
 _ANSWER = re.compile(r"^ANSWER:\s*(.*)$")
+_SEVERAL = re.compile(r"[A-Z](?:\s*(?:[,;/&+]|and)?\s*[A-Z])+")
+"""`ANSWER: A,B,C` (or "A, C", "A and C"): a multiple-response question."""
 
 
 @dataclass
@@ -28,17 +32,18 @@ class _Open:
 def read_aiken(text: str, locale: str) -> DraftDeck:
     """Every complete question in an Aiken file; each incomplete one is reported at its line."""
     deck = DraftDeck(locales=[locale])
+    lines = [(n, raw.strip()) for n, raw in enumerate(text.splitlines(), start=1)]
+    lines = [(number, line) for number, line in lines if len(line) >= 2]
     current: _Open | None = None
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if len(line) < 2:
-            continue
-        choice, answer = _CHOICE.match(line), _ANSWER.match(line)
-        if choice is not None:
+    for index, (number, line) in enumerate(lines):
+        following = lines[index + 1][1] if index + 1 < len(lines) else ""
+        label = _label(line, current, following)
+        answer = _ANSWER.match(line)
+        if label is not None:
             if current is None:
                 deck.skip(number, "a choice line with no question line before it")
             else:
-                current.choices.append((choice.group(1), choice.group(2).strip()))
+                current.choices.append((label, line[2:].strip()))
         elif answer is not None:
             if current is None:
                 deck.skip(number, "an ANSWER line with no question line before it")
@@ -47,29 +52,62 @@ def read_aiken(text: str, locale: str) -> DraftDeck:
             current = None
         else:
             if current is not None:
-                deck.skip(
-                    current.line, f"it has no ANSWER line before the next question (line {number})"
-                )
+                deck.skip(current.line, _unfinished(current, line, number))
             current = _Open(number, line)
     if current is not None:
         deck.skip(current.line, "the file ends before its ANSWER line")
     return deck
 
 
-def _finish(question: _Open, letter: str, line: int, locale: str, deck: DraftDeck) -> None:
+def _label(line: str, current: _Open | None, following: str) -> str | None:
+    """The choice letter `line` starts with, if it is the next one; None if it is not a choice.
+
+    Moodle takes any "X." or "X)" line for a choice, so a question such as "U.S. presidents..."
+    becomes a choice of the one before. Here the letters must run A, B, C... from the question
+    line, and a line labelled A that is followed by another A line is the question itself.
+    """
+    match = _CHOICE.match(line)
+    if match is None:
+        return None
+    expected = chr(ord("A") + len(current.choices)) if current is not None else "A"
+    if match.group(1) != expected:
+        return None
+    after = _CHOICE.match(following)
+    if expected == "A" and after is not None and after.group(1) == "A":
+        return None
+    return expected
+
+
+def _unfinished(current: _Open, line: str, number: int) -> str:
+    reason = f"it has no ANSWER line before the next question (line {number})"
+    match = _CHOICE.match(line)
+    if match is not None and current.choices:
+        expected = chr(ord("A") + len(current.choices))
+        reason += f", read as a question since its label {match.group(1)} is not {expected}"
+    return reason
+
+
+def _finish(question: _Open, answer: str, line: int, locale: str, deck: DraftDeck) -> None:
     letters = [label for label, _ in question.choices]
-    wanted = letter[:1]
+    if _SEVERAL.fullmatch(answer):
+        deck.skip(
+            question.line,
+            f"ANSWER: {answer} on line {line} marks several right answers; "
+            f"a deck question has exactly one",
+        )
+        return
+    wanted = answer[:1]
     if wanted not in letters:
         shown = ", ".join(letters) or "none"
         deck.skip(
-            question.line, f"ANSWER: {letter or '(empty)'} on line {line} names no choice ({shown})"
+            question.line, f"ANSWER: {answer or '(empty)'} on line {line} names no choice ({shown})"
         )
         return
-    deck.questions.append(
-        DraftQuestion(
-            line=question.line,
-            text={locale: question.text},
-            choices=[DraftChoice({locale: text}) for _, text in question.choices],
-            answer=letters.index(wanted),
-        )
+    draft = DraftQuestion(
+        line=question.line,
+        text={locale: question.text},
+        choices=[DraftChoice({locale: text}) for _, text in question.choices],
+        answer=letters.index(wanted),
     )
+    settle_true_false(draft, locale)
+    deck.questions.append(draft)

@@ -15,6 +15,9 @@ The header names the columns; their order is free and names are case-insensitive
 Files are UTF-8, with or without the byte-order mark Excel writes (exports write one, so Excel
 shows Bengali correctly); cells are separated by commas, or by the semicolons or tabs a header
 row uses instead. An explanation left empty gets a stand-in, as in other formats.
+A cell a spreadsheet would run as a formula (=, +, -, @, tab or carriage return first) is
+written with a quote before it, and the quote is dropped again on import
+(`bot.decks.spreadsheet`).
 Exporting a deck to CSV and importing the file gives the same deck back: ids, texts in every
 locale, choices, whys, answers, explanations, tags, per-question shuffle, title, description,
 source and license.
@@ -31,6 +34,7 @@ from dataclasses import dataclass, field
 from bot.decks.format import LOCALE_PATTERN, MAX_CHOICES
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError, Texts
 from bot.decks.model import Deck, Question
+from bot.decks.spreadsheet import neutralise, restore
 
 FORMAT_NAME = "CSV"
 
@@ -52,7 +56,7 @@ class _Header:
 
     def cell(self, row: list[str], name: str, locale: str | None = None) -> str:
         index = self.plain.get(name) if locale is None else self.localized.get((name, locale))
-        return row[index].strip() if index is not None and index < len(row) else ""
+        return restore(row[index].strip()) if index is not None and index < len(row) else ""
 
     def texts(self, row: list[str], name: str) -> Texts:
         found = {locale: self.cell(row, name, locale) for locale in self.locales}
@@ -210,7 +214,7 @@ def write_csv(deck: Deck) -> str:
     buffer = io.StringIO()
     buffer.write("\ufeff")
     writer = csv.writer(buffer)
-    writer.writerow(header)
+    writer.writerow(header)  # column names never start like a formula
     for index, question in enumerate(deck.questions):
         row = _question_cells(question, deck.locales, widest, deck_shuffle)
         if index == 0:
@@ -221,7 +225,7 @@ def write_csv(deck: Deck) -> str:
             row += [description.get(locale, "") for locale in deck.locales]
         else:
             row += [""] * (4 + 2 * len(deck.locales))
-        writer.writerow(row)
+        writer.writerow([neutralise(value) for value in row])
     return buffer.getvalue()
 
 

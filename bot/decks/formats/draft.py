@@ -8,6 +8,7 @@ skipped with its reason instead of failing validation after the conversion.
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass, field
 
@@ -18,6 +19,7 @@ from bot.decks.format import (
     MAX_WHY_CHARS,
     MIN_CHOICES,
 )
+from bot.decks.formats.phrasebook import true_false
 
 Texts = dict[str, str]
 """A text by locale; single-language formats fill one locale."""
@@ -107,6 +109,55 @@ def settle_right_feedback(question: DraftQuestion) -> None:
         general = question.explanation.get(locale, "")
         question.explanation[locale] = f"{why}\n\n{general}" if general else why
     right.why = {}
+
+
+_LABEL = re.compile(r"^(\(?)(\w)([).:])\s+(?=\S)")
+_LABEL_RUNS = ("ABCDEFGHIJ", "abcdefghij", "কখগঘঙচছজ")
+"""Letters that label choices in order: Latin capitals, small letters, and Bengali ক খ গ ঘ."""
+
+
+def strip_choice_labels(question: DraftQuestion) -> None:
+    """Drops "A) ", "a. ", "(a) " or "ক) " from choices when all carry them, in order from A.
+
+    A source that writes its own labels would otherwise show "A. C) Paris" once the choices are
+    lettered and shuffled. A single labelled choice, or letters out of order, are left alone:
+    then the label is more likely part of the text.
+    """
+    locales = {locale for choice in question.choices for locale in choice.text}
+    for locale in locales:
+        texts = [choice.text.get(locale, "") for choice in question.choices]
+        matches = [_LABEL.match(text) for text in texts]
+        if len(texts) < MIN_CHOICES or any(match is None for match in matches):
+            continue
+        found = [match for match in matches if match is not None]
+        styles = {(match.group(1), match.group(3)) for match in found}
+        letters = "".join(match.group(2) for match in found)
+        if len(styles) != 1 or not any(run.startswith(letters) for run in _LABEL_RUNS):
+            continue
+        opening, closing = styles.pop()
+        if opening and closing != ")":
+            continue
+        for choice, match in zip(question.choices, found, strict=True):
+            choice.text[locale] = choice.text[locale][match.end() :]
+
+
+def settle_true_false(question: DraftQuestion, locale: str) -> None:
+    """A true/false question keeps True first and is never shuffled ("A. False / B. True").
+
+    It is recognised by its two choices: the locale's words or English ones, in either order.
+    """
+    if len(question.choices) != 2 or question.shuffle is not None:
+        return
+    texts = [choice.text.get(locale, "").strip().casefold() for choice in question.choices]
+    for pair in {true_false(locale), true_false("en")}:
+        words = [word.casefold() for word in pair]
+        if sorted(texts) != sorted(words):
+            continue
+        if texts[0] != words[0]:
+            question.choices.reverse()
+            question.answer = 1 - question.answer if question.answer in (0, 1) else -1
+        question.shuffle = False
+        return
 
 
 def unfit_reason(question: DraftQuestion, locales: list[str]) -> str | None:

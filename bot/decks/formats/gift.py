@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from bot.decks.formats.category import Categories, category_path
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion
+from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
 from bot.decks.formats.htmltext import html_to_text
 from bot.decks.formats.phrasebook import true_false
 from bot.decks.model import Deck, Question
@@ -28,33 +28,125 @@ _BACKSLASH = chr(0xE00F)
 _WEIGHT = re.compile(r"^%(-*[0-9]{1,2}\.?[0-9]*)%")
 _FORMATS = ("html", "moodle", "plain", "markdown")
 _TAG = re.compile(r"\[tag:\s*([^\]]*?)\s*\]")
+_TILDE_EQUALS = re.compile(r"~\s*=")
 _TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
+
+
+Lines = list[tuple[int, str]]
+"""Lines of the file with their numbers."""
 
 
 def read_gift(text: str, locale: str) -> DraftDeck:
     """Every question in a GIFT file, or the reason each one was skipped."""
     deck = DraftDeck(locales=[locale])
     categories = Categories()
-    for block in _blocks(text):
-        _read_block(block, locale, deck, categories)
+    for block, joined in _blocks(text):
+        for question in _questions_in(block):
+            first, last = question[0][0], question[-1][0]
+            inside = [number for number in joined if first < number < last]
+            _read_block(question, locale, deck, categories, inside)
     if categories.title:
         deck.title = {locale: categories.title}
     return deck
 
 
-def _blocks(text: str) -> list[list[tuple[int, str]]]:
-    """Numbered lines grouped into questions: a blank line ends one."""
-    blocks: list[list[tuple[int, str]]] = []
-    current: list[tuple[int, str]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _braces(line: str, depth: int) -> tuple[int, bool]:
+    """The depth of '{' after `line` (escaped braces do not count), and whether it opened one."""
+    protected = _protect(line)
+    return depth + protected.count("{") - protected.count("}"), "{" in protected
+
+
+def _blocks(text: str) -> list[tuple[Lines, list[int]]]:
+    """Numbered lines grouped by blank lines, as Moodle groups them, and the blank lines kept.
+
+    Moodle ends a question at any blank line, even inside its '{ }', and then rejects both
+    halves. Here a blank line inside braces that a later line closes (before anything that
+    starts a question) is read as part of the question, and its number is kept for a warning.
+    """
+    lines = text.splitlines()
+    blocks: list[tuple[Lines, list[int]]] = []
+    current: Lines = []
+    joined: list[int] = []
+    depth = 0
+    join_until = -1
+    for index, line in enumerate(lines):
         if line.strip():
-            current.append((number, line))
-        elif current:
-            blocks.append(current)
-            current = []
+            current.append((index + 1, line))
+            if not line.strip().startswith("//"):
+                depth = max(0, _braces(line, depth)[0])
+            continue
+        if not current:
+            continue
+        if depth > 0 and index < join_until:
+            joined.append(index + 1)
+            continue
+        if depth > 0:
+            join_until = _closing_line(lines, index + 1)
+            if join_until > index:
+                joined.append(index + 1)
+                continue
+        blocks.append((current, joined))
+        current, joined, depth = [], [], 0
     if current:
-        blocks.append(current)
+        blocks.append((current, joined))
     return blocks
+
+
+def _closing_line(lines: list[str], start: int) -> int:
+    """The index of the line from `start` whose '}' closes open braces, or -1 if a question
+    starts (or the file ends) first."""
+    for index in range(start, len(lines)):
+        stripped = lines[index].strip()
+        if not stripped or stripped.startswith("//"):
+            continue
+        if stripped.startswith(("::", "$CATEGORY:")):
+            return -1
+        protected = _protect(stripped)
+        close, open_ = protected.find("}"), protected.find("{")
+        if close >= 0 and (open_ < 0 or close < open_):
+            return index
+        if open_ >= 0:
+            return -1
+    return -1
+
+
+def _questions_in(block: Lines) -> list[Lines]:
+    """A block cut where a new question starts without a blank line before it.
+
+    A `$CATEGORY:` line is one line; a `::title::` line starts a question; so does a line with
+    a '{' after a question whose answers are closed (lines without one continue a missing-word
+    question's text). Comment lines go with the question after them.
+    """
+    questions: list[Lines] = []
+    current: Lines = []
+    pending: Lines = []
+    depth, opened, category, content = 0, False, False, False
+    for number, line in block:
+        stripped = line.strip()
+        if stripped.startswith("//"):
+            pending.append((number, line))
+            continue
+        closed = opened and depth <= 0
+        starts = content and (
+            category
+            or stripped.startswith(("$CATEGORY:", "::"))
+            or (closed and "{" in _protect(stripped))
+        )
+        if starts:
+            questions.append(current)
+            current, depth, opened = [], 0, False
+        if not content or starts:
+            category = stripped.startswith("$CATEGORY:")
+        current.extend(pending)
+        pending = []
+        current.append((number, line))
+        content = True
+        depth, brace = _braces(line, depth)
+        opened = opened or brace
+    current.extend(pending)
+    if current:
+        questions.append(current)
+    return questions
 
 
 def _protect(text: str) -> str:
@@ -89,7 +181,7 @@ def _plain(raw: str, default: str, dropped: set[str]) -> str:
 
 
 def _read_block(
-    block: list[tuple[int, str]], locale: str, deck: DraftDeck, categories: Categories
+    block: Lines, locale: str, deck: DraftDeck, categories: Categories, blank_inside: list[int]
 ) -> None:
     comments = [line for _, line in block if line.strip().startswith("//")]
     body = [(number, line) for number, line in block if not line.strip().startswith("//")]
@@ -110,8 +202,14 @@ def _read_block(
     if start < 0 and finish < 0:
         deck.skip(line, "a description (no answers in braces), not a question")
         return
+    if finish < 0:
+        deck.skip(
+            line,
+            "its '{' is never closed: end its answers with '}' (or write \\{ for a literal brace)",
+        )
+        return
     if start < 0 or finish < start:
-        deck.skip(line, "its '{' and '}' do not match (write \\{ and \\} for literal braces)")
+        deck.skip(line, "its '}' comes before any '{' (write \\} for a literal brace)")
         return
     answers = text[start + 1 : finish].strip()
     if text.endswith("}"):
@@ -141,6 +239,12 @@ def _read_block(
         return
     draft.drop(dropped)
     deck.questions.append(draft)
+    if blank_inside:
+        deck.warn(
+            line,
+            f"blank line {blank_inside[0]} inside its {{ }} was read as part of the question; "
+            f"Moodle would reject it there: remove the blank line",
+        )
 
 
 def _read_answers(
@@ -166,6 +270,7 @@ def _read_answers(
             draft.choices[1 - right].why[locale] = feedback[0]
         if feedback[1]:
             draft.choices[right].why[locale] = feedback[1]
+        settle_true_false(draft, locale)
         return None
     return "a short-answer question (typed answers, no choices)"
 
@@ -173,7 +278,9 @@ def _read_answers(
 def _read_multichoice(
     answers: str, text_format: str, locale: str, draft: DraftQuestion, dropped: set[str]
 ) -> str | None:
-    parts = answers.replace("=", "~=").split("~")
+    # `~=X` is how many teachers write the right answer; Moodle reads it as `=X` (the empty
+    # answer its split leaves is dropped when the question is saved), and so does this.
+    parts = _TILDE_EQUALS.sub("=", answers).replace("=", "~=").split("~")
     if not parts[0].strip():
         parts = parts[1:]
     weights: list[float] = []

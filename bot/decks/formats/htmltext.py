@@ -1,8 +1,13 @@
 """HTML to the plain text a chat message shows, and what had to be left out.
 
 Moodle texts are HTML. A quiz message is plain text, so paragraphs and line breaks become
-newlines, links keep their address as "text (URL)", entities are decoded, and images, audio and
-video are dropped: the caller warns about each kind, since the question may need them.
+newlines, links keep their address as "text (URL)", entities are decoded, superscripts and
+subscripts become Unicode ones ("O(n²)", "H₂O") or "^" and "_" where Unicode has none, and
+images, audio and video are dropped: the caller warns about each kind, since the question may
+need them.
+
+The work is linear in the input: links do not nest (a new <a> closes the open one, as browsers
+do), and only the outermost <sup> or <sub> is rewritten, so no text is read twice.
 """
 
 from __future__ import annotations
@@ -31,6 +36,28 @@ _HARD_SPACE = "\x01"
 _BLOCK = "\x02"
 """Stands for the edge of a block (paragraph, list item): a line break, however many meet."""
 _BLOCK_RUN = re.compile(f"{_BREAK}*(?: ?{_BLOCK})+ ?")
+_SUPERSCRIPTS = str.maketrans(
+    "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
+    "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
+)
+_SUBSCRIPTS = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
+_SCRIPTS = {"sup": ("^", _SUPERSCRIPTS), "sub": ("_", _SUBSCRIPTS)}
+
+
+def _raised(tag: str, text: str) -> str:
+    """`text` as a superscript or subscript: Unicode where every character has one, else ^ or _.
+
+    "2<sup>n</sup>" must not read "2n" beside a choice "2*n": it reads "2ⁿ", and
+    "e<sup>iπ</sup>" (π has no superscript) reads "e^(iπ)".
+    """
+    mark, table = _SCRIPTS[tag]
+    stripped = text.strip()
+    if not stripped:
+        return text
+    mapped = stripped.translate(table)
+    if all(before != after for before, after in zip(stripped, mapped, strict=True)):
+        return mapped
+    return f"{mark}{stripped}" if len(stripped) == 1 else f"{mark}({stripped})"
 
 
 class _TextParser(HTMLParser):
@@ -41,7 +68,9 @@ class _TextParser(HTMLParser):
         self.dropped: set[str] = set()
         self._hidden = 0
         self._pre = 0
-        self._links: list[tuple[str, int]] = []
+        self._link: tuple[str, int] | None = None
+        self._script: tuple[str, int] | None = None
+        self._script_depth = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
@@ -63,7 +92,12 @@ class _TextParser(HTMLParser):
         elif tag in ("td", "th"):
             self.parts.append(" ")
         elif tag == "a":
-            self._links.append(((found.get("href") or "").strip(), len(self.parts)))
+            self.close_link()  # links do not nest: a new one ends the open one, as in browsers
+            self._link = ((found.get("href") or "").strip(), len(self.parts))
+        elif tag in _SCRIPTS:
+            self._script_depth += 1
+            if self._script_depth == 1:
+                self._script = (tag, len(self.parts))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -77,11 +111,24 @@ class _TextParser(HTMLParser):
             self.parts.append(_BLOCK)
             if tag == "pre":
                 self._pre = max(0, self._pre - 1)
-        elif tag == "a" and self._links:
-            href, start = self._links.pop()
-            self._close_link(href, "".join(self.parts[start:]))
+        elif tag == "a":
+            self.close_link()
+        elif tag in _SCRIPTS and self._script_depth:
+            self._script_depth -= 1
+            if self._script_depth == 0 and self._script is not None:
+                kind, start = self._script
+                self.parts[start:] = [_raised(kind, "".join(self.parts[start:]))]
+                self._script = None
+                if self._link is not None and self._link[1] > start:
+                    self._link = (self._link[0], start)
 
-    def _close_link(self, href: str, label: str) -> None:
+    def close_link(self) -> None:
+        """Ends the open link, if any: its address follows its text unless the text is it."""
+        if self._link is None:
+            return
+        href, start = self._link
+        self._link = None
+        label = "".join(self.parts[start:])
         if PLUGINFILE in href:
             self.dropped.add("linked file")
             return
@@ -110,8 +157,7 @@ def html_to_text(html: str, *, keep_newlines: bool = False) -> tuple[str, set[st
     parser = _TextParser(keep_newlines)
     parser.feed(html)
     parser.close()
-    for href, start in reversed(parser._links):  # unclosed <a>
-        parser._close_link(href, "".join(parser.parts[start:]))
+    parser.close_link()  # an <a> left open
     text = _SPACES.sub(" ", "".join(parser.parts).replace("\xa0", " "))
     text = _BLOCK_RUN.sub(_BREAK, text)
     lines = [line.strip().replace(_HARD_SPACE, " ") for line in text.split(_BREAK)]

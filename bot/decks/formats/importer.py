@@ -25,9 +25,11 @@ from bot.decks.formats.draft import (
     Note,
     Texts,
     settle_right_feedback,
+    strip_choice_labels,
     unfit_reason,
 )
-from bot.decks.formats.phrasebook import answer_is
+from bot.decks.formats.language import detect_script
+from bot.decks.formats.phrasebook import answer_is, has_words, true_false
 from bot.decks.formats.registry import FORMATS, Format, guess_format
 from bot.decks.formats.slug import IdMaker, slugify
 from bot.decks.formats.source import kind_of_binary, read_bytes
@@ -36,6 +38,7 @@ from bot.decks.formats.writer import WriteError, render_deck, write_deck
 EXIT_OK = 0
 EXIT_NOTHING_WRITTEN = 1
 EXIT_USAGE = 2
+DEFAULT_LOCALE = "en"
 
 
 @dataclass(frozen=True)
@@ -52,7 +55,7 @@ def import_file(
     *,
     fmt: str | None,
     out: Path | None,
-    locale: str,
+    locale: str | None,
     deck_id: str | None,
     today: date,
     questions_dir: Path = Path("questions"),
@@ -60,22 +63,25 @@ def import_file(
     """Converts `path` to a deck at `out` (default: `questions_dir`/<deck id>.yaml).
 
     `today` dates the deck's `source`, unless the file names its own (a CSV export does).
+    `locale` None means the file's language is found from its script, else taken to be English.
     """
     shown = str(path)
     usage = _usage_problem(fmt, locale, deck_id)
     if usage is not None:
         return ImportOutcome([f"{shown}: error: {usage}"], EXIT_USAGE)
     try:
-        found, draft = _read(path, fmt, locale)
+        found, draft, language = _read_in_language(path, fmt, locale)
     except FormatError as error:
         line = Note(error.line, "error", error.message).render(shown)
         return ImportOutcome([line], EXIT_NOTHING_WRITTEN)
+    locale = draft.locales[0] if draft.locales else locale or DEFAULT_LOCALE
     chosen_id = _deck_id(deck_id, draft.deck_id, path)
     if chosen_id is None:
         message = f"no deck id can be made from the file name '{path.stem}'; pass --id"
         return ImportOutcome([f"{shown}: error: {message}"], EXIT_USAGE)
     deck = _Assembly(draft, locale)
-    lines = deck.report(shown)
+    lines = [f"{shown}: {language}"] if language else []
+    lines += deck.report(shown)
     if not deck.questions:
         lines.append(
             f"{shown}: error: no question could be imported ({deck.skipped} skipped); "
@@ -93,6 +99,44 @@ def import_file(
     count = _count(len(deck.questions), "question")
     lines.append(f"{target}: wrote {count} from {shown} ({found.title}), {deck.skipped} skipped")
     return ImportOutcome(lines, EXIT_OK, target)
+
+
+def _read_in_language(
+    path: Path, fmt: str | None, locale: str | None
+) -> tuple[Format, DraftDeck, str | None]:
+    """The file read in `locale`, or, without one, in the language its script shows.
+
+    The third value is the line that says which language was chosen and how to choose another,
+    when the user did not; None when they did or the file names its own (CSV `text:bn`).
+    """
+    if locale is not None:
+        return (*_read(path, fmt, locale), None)
+    found, draft = _read(path, fmt, DEFAULT_LOCALE)
+    if draft.locales != [DEFAULT_LOCALE]:
+        return found, draft, None
+    texts = (
+        text
+        for question in draft.questions
+        for text in (
+            *question.text.values(),
+            *(value for choice in question.choices for value in choice.text.values()),
+        )
+    )
+    script = detect_script(texts)
+    if script is None:
+        assumed = (
+            "note: the questions are taken to be in English (en); if they are not, pass "
+            "--locale with their language (es, fr, de, pt, ru...) and import again"
+        )
+        return found, draft, assumed
+    again, redrafted = _read(path, fmt, script.locale)
+    if redrafted.locales != [script.locale]:  # a CSV whose header names its locale
+        return found, draft, None
+    detected = (
+        f"note: the questions are in {script.name} script, so the deck's language is "
+        f"{script.locale}; pass --locale to say otherwise"
+    )
+    return again, redrafted, detected
 
 
 def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
@@ -125,10 +169,10 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _usage_problem(fmt: str | None, locale: str, deck_id: str | None) -> str | None:
+def _usage_problem(fmt: str | None, locale: str | None, deck_id: str | None) -> str | None:
     if fmt is not None and fmt not in FORMATS:
         return f"unknown format '{fmt}'; use one of {', '.join(FORMATS)}"
-    if not LOCALE_PATTERN.fullmatch(locale):
+    if locale is not None and not LOCALE_PATTERN.fullmatch(locale):
         return f"--locale '{locale}' is not a language code like en, bn or pt-BR"
     if deck_id is not None and not _valid_deck_id(deck_id):
         return (
@@ -187,6 +231,7 @@ class _Assembly:
             self.description = {}
 
     def _add(self, question: DraftQuestion, ids: IdMaker) -> None:
+        strip_choice_labels(question)
         settle_right_feedback(question)
         reason = unfit_reason(question, self.locales)
         if reason is not None:
@@ -222,9 +267,16 @@ class _Assembly:
         return sum(1 for note in self.notes if note.kind == "skipped")
 
     def report(self, shown: str) -> list[str]:
-        """The notes in file order, then the warning about stand-in explanations, if any."""
+        """The notes in file order, then the warnings about words the import wrote itself."""
         notes = sorted(self.notes, key=lambda note: note.line or 0)
         lines = [note.render(shown) for note in notes]
+        unknown = [locale for locale in self.locales if not has_words(locale)]
+        if unknown and (self.filled or self._true_false_words()):
+            lines.append(
+                f"{shown}: warning: quizbot has no words of its own in {', '.join(unknown)}, so "
+                f"the True/False choices and stand-in explanations it wrote are in English; "
+                f"translate them in the deck"
+            )
         if self.filled and self.questions:
             stand_in = answer_is(self.locales[0], "<right choice>")
             lines.append(
@@ -234,6 +286,14 @@ class _Assembly:
                 f"write real ones before use"
             )
         return lines
+
+    def _true_false_words(self) -> bool:
+        english = list(true_false(DEFAULT_LOCALE))
+        return any(
+            [choice.text.get(locale) for choice in question.choices] == english
+            for question in self.draft.questions
+            for locale in self.locales
+        )
 
     def comments(self, source: str) -> list[str]:
         """The lines at the top of the deck file: where it came from, what still needs writing."""

@@ -6,7 +6,10 @@ answer(s) - choose at least one"), then one question per row with its number in 
 header row is found by its cells, not by its position. Empty answers are left out; a question
 with several correct answers is skipped. Kahoot has no explanations, so every one is missing.
 The workbook is read with openpyxl (read-only, values only) after its zip directory is checked,
-so a zip bomb is refused before anything is decompressed.
+so a zip bomb is refused before anything is decompressed. Only the template's shape is read:
+the first 30 columns and 5,000 rows, stopping at the first 500 empty rows in a row. openpyxl
+pads every row to the sheet's declared size, so one stray cell at XFD1048576 (a 5 KB file)
+would otherwise make a billion empty cells.
 """
 
 from __future__ import annotations
@@ -15,15 +18,28 @@ import re
 import warnings
 import zipfile
 from io import BytesIO
+from typing import Any
 
 from openpyxl import load_workbook
 
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
+from bot.decks.formats.draft import (
+    DraftChoice,
+    DraftDeck,
+    DraftQuestion,
+    FormatError,
+    settle_true_false,
+)
 
 FORMAT_NAME = "Kahoot spreadsheet"
 
 MAX_UNPACKED_BYTES = 100 * 1024 * 1024
 _HEADER_ROWS = 50
+MAX_ROWS = 5_000
+"""Far more questions than a Kahoot holds; rows past it are not read, and the import says so."""
+MAX_COLUMNS = 30
+"""The template uses A-H; a header moved a few columns right still fits."""
+EMPTY_RUN = 500
+"""This many empty rows in a row end the sheet, wherever its declared size says it ends."""
 _ANSWER = re.compile(r"^answer\s*(\d+)")
 
 
@@ -61,17 +77,29 @@ def read_kahoot(data: bytes, locale: str) -> DraftDeck:
     except (OSError, KeyError, ValueError, zipfile.BadZipFile) as error:
         raise FormatError(f"not a readable .xlsx workbook ({error})") from None
     try:
-        rows = [
-            [_cell_text(value) for value in row]
-            for row in workbook.worksheets[0].iter_rows(values_only=True)
-        ]
+        rows = _bounded_rows(workbook.worksheets[0])
     finally:
         workbook.close()
     header_at, columns = _find_header(rows)
     deck = DraftDeck(locales=[locale])
+    if len(rows) == MAX_ROWS and any(rows[-1]):
+        deck.warn(MAX_ROWS, f"only the first {MAX_ROWS:,} rows are read; split the sheet")
     for number, row in enumerate(rows[header_at:], start=header_at + 1):
         _read_row(row, number, columns, locale, deck)
     return deck
+
+
+def _bounded_rows(sheet: Any) -> list[list[str]]:
+    """The sheet's cells as text, within the template's shape (see the module's docstring)."""
+    rows: list[list[str]] = []
+    empty = 0
+    for row in sheet.iter_rows(max_row=MAX_ROWS, max_col=MAX_COLUMNS, values_only=True):
+        cells = [_cell_text(value) for value in row]
+        rows.append(cells)
+        empty = 0 if any(cells) else empty + 1
+        if empty >= EMPTY_RUN:
+            break
+    return rows
 
 
 def _find_header(rows: list[list[str]]) -> tuple[int, dict[str, int]]:
@@ -122,11 +150,11 @@ def _read_row(
         deck.skip(number, f"the correct answer '{marked[0]}' names no filled answer column")
         return
     kept = [(slot, text) for slot, text in answers.items() if text]
-    deck.questions.append(
-        DraftQuestion(
-            line=number,
-            text={locale: question},
-            choices=[DraftChoice({locale: text}) for _, text in kept],
-            answer=[slot for slot, _ in kept].index(int(marked[0])),
-        )
+    draft = DraftQuestion(
+        line=number,
+        text={locale: question},
+        choices=[DraftChoice({locale: text}) for _, text in kept],
+        answer=[slot for slot, _ in kept].index(int(marked[0])),
     )
+    settle_true_false(draft, locale)
+    deck.questions.append(draft)

@@ -19,7 +19,13 @@ import defusedxml.sax
 from defusedxml import DefusedXmlException, EntitiesForbidden
 
 from bot.decks.formats.category import Categories, category_path
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
+from bot.decks.formats.draft import (
+    DraftChoice,
+    DraftDeck,
+    DraftQuestion,
+    FormatError,
+    settle_true_false,
+)
 from bot.decks.formats.htmltext import html_to_text
 from bot.decks.formats.phrasebook import true_false
 from bot.decks.model import Deck, Question
@@ -226,6 +232,8 @@ def _settle_answer(
     draft.answer = right[0]
     if kind == "truefalse":
         _true_first(draft, locale)
+        draft.shuffle = None  # Moodle has no shuffle for true/false; here it is never shuffled
+        settle_true_false(draft, locale)
     return None
 
 

@@ -18,7 +18,13 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote, unquote_plus
 
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
+from bot.decks.formats.draft import (
+    DraftChoice,
+    DraftDeck,
+    DraftQuestion,
+    FormatError,
+    settle_true_false,
+)
 from bot.decks.formats.phrasebook import true_false
 from bot.decks.formats.slug import slugify
 
@@ -145,6 +151,8 @@ def _read_entry(
             line, f"result {number} has type '{kind}'; only multiple and boolean are questions"
         )
         return
-    deck.questions.append(
-        DraftQuestion(line=line, text={locale: question}, choices=choices, answer=answer, tags=tags)
+    draft = DraftQuestion(
+        line=line, text={locale: question}, choices=choices, answer=answer, tags=tags
     )
+    settle_true_false(draft, locale)
+    deck.questions.append(draft)
