@@ -114,7 +114,7 @@ def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
 
 def _guess(path: Path, data: bytes) -> str | None:
     """The format a file seems to be in; a binary file other than a workbook is refused."""
-    name = guess_format(path, data[:8192])
+    name = guess_format(path, data)
     binary = kind_of_binary(data)
     if binary is not None and name != "kahoot":
         raise FormatError(f"this is {binary}, not a question file")
