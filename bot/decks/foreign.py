@@ -158,7 +158,7 @@ def json_kind(text: str) -> str | None:
 
 
 def is_opentdb(document: Any) -> bool:
-    """A response of the Open Trivia DB API (or its bare results): entries typed multiple/boolean."""
+    """An Open Trivia DB API response (or its bare results): entries typed multiple/boolean."""
     if isinstance(document, dict) and "response_code" in document and "results" in document:
         return True
     results = document.get("results") if isinstance(document, dict) else document
