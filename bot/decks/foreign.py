@@ -147,7 +147,7 @@ def json_kind(text: str) -> str | None:
     """
     try:
         document = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nested thousands deep
         if '"incorrect_answers"' in text and '"type"' in text:
             return "opentdb"
         folded = fold_key(text[:SNIFF_CHARS])

@@ -102,6 +102,8 @@ def _document(text: str) -> tuple[Any, int]:
     if start is not None and not stripped.startswith(("{", "[")):
         try:
             return json.JSONDecoder().raw_decode(text, start.end())[0], start.end()
+        except RecursionError:
+            raise FormatError("not valid JSON: nested too deep to read") from None
         except json.JSONDecodeError as error:
             raise FormatError(
                 "this is JavaScript, not JSON: its array is not JSON as written (keys without "
@@ -112,6 +114,8 @@ def _document(text: str) -> tuple[Any, int]:
             ) from None
     try:
         return json.loads(text), len(text) - len(stripped)
+    except RecursionError:
+        raise FormatError("not valid JSON: nested too deep to read") from None
     except json.JSONDecodeError as error:
         raise FormatError(
             f"not valid JSON: {error.msg} (column {error.colno})", error.lineno
