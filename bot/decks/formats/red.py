@@ -7,8 +7,9 @@
 
 A deck question needs choices, so the first answer is the right choice and the wrong ones are
 drawn from the other questions' first answers in the same list, as kotoba's `-mc` mode does:
-answers of the same kind (numbers with numbers), of similar length and shape, picked with a
-seed from the question's text so an import is repeatable. The question's other answers are
+answers of the same kind (numbers with numbers), of questions that share words with this one
+("...of what country?"), of similar length and shape, picked with a seed from the question's
+text so an import is repeatable. The question's other answers are
 spellings of the right one and are never offered as wrong choices. Answers are read as YAML
 wrote them, so `- yes` stays "yes" (Red turns a YAML true into True/Yes/On).
 """
@@ -20,7 +21,8 @@ import math
 import random
 import re
 import zlib
-from dataclasses import dataclass
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
 
 import yaml
 
@@ -37,6 +39,10 @@ _SETTINGS = ("AUTHOR", "DESCRIPTION", "CONFIG", "$schema")
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")
 _ARTICLE = re.compile(r"^(the|a|an)\s+")
 _NOT_WORD = re.compile(r"[\W_]+")
+_WORD = re.compile(r"\w{3,}")
+_COMMON = frozenset(
+    ["the", "and", "what", "which", "who", "whom", "whose", "where", "when", "why", "how", "this", "that", "these", "those", "was", "were", "are", "has", "have", "had", "does", "did", "for", "from", "with", "into", "its", "his", "her", "their", "about", "name", "called"]
+)
 
 
 @dataclass
@@ -44,6 +50,28 @@ class _Entry:
     line: int
     question: str
     answers: list[str]
+    words: frozenset[str] = field(default_factory=frozenset)
+
+
+class _Pool:
+    """The list's first answers, once each, and which questions' words lead to them."""
+
+    def __init__(self, entries: list[_Entry]) -> None:
+        firsts: dict[str, _Entry] = {}
+        for entry in entries:
+            firsts.setdefault(_fold(entry.answers[0]), entry)
+        self.answers = [entry.answers[0] for entry in firsts.values()]
+        self.by_word: defaultdict[str, list[int]] = defaultdict(list)
+        for index, entry in enumerate(firsts.values()):
+            for word in entry.words:
+                self.by_word[word].append(index)
+
+    def related(self, entry: _Entry) -> Counter[int]:
+        """How many words each answer's question shares with `entry`'s, by answer index."""
+        shared: Counter[int] = Counter()
+        for word in entry.words:
+            shared.update(self.by_word.get(word, ()))
+        return shared
 
 
 def read_red(text: str, locale: str) -> DraftDeck:
@@ -58,7 +86,7 @@ def read_red(text: str, locale: str) -> DraftDeck:
         )
     deck = DraftDeck(locales=[locale])
     entries = _entries(root, deck)
-    pool = list({_fold(entry.answers[0]): entry.answers[0] for entry in entries}.values())
+    pool = _Pool(entries)
     for entry in entries:
         _add(entry, pool, locale, deck)
     if deck.questions:
@@ -88,7 +116,9 @@ def _entries(root: yaml.MappingNode, deck: DraftDeck) -> list[_Entry]:
         elif not answers:
             deck.skip(line, "it has no answer")
         else:
-            entries.append(_Entry(line, " ".join(key.value.split()), answers))
+            question = " ".join(key.value.split())
+            words = frozenset(_WORD.findall(question.casefold())) - _COMMON
+            entries.append(_Entry(line, question, answers, words))
     description = about.get("DESCRIPTION", "")
     if about.get("AUTHOR"):
         description = f"{description} (trivia list by {about['AUTHOR']})".strip()
@@ -107,10 +137,15 @@ def _answers(node: yaml.Node) -> list[str] | None:
     return [item.value.strip() for item in node.value if item.value.strip()]
 
 
-def _add(entry: _Entry, pool: list[str], locale: str, deck: DraftDeck) -> None:
+def _add(entry: _Entry, pool: _Pool, locale: str, deck: DraftDeck) -> None:
     right = entry.answers[0]
     spellings = {_fold(answer) for answer in entry.answers}
-    others = [answer for answer in pool if _fold(answer) not in spellings]
+    shared = pool.related(entry)
+    others = [
+        (answer, shared[index] / max(len(entry.words), 1))
+        for index, answer in enumerate(pool.answers)
+        if _fold(answer) not in spellings
+    ]
     seed = random.Random(zlib.crc32(entry.question.encode("utf-8")))
     wrong = _draw(right, others, seed)
     if not wrong:
@@ -128,17 +163,24 @@ def _add(entry: _Entry, pool: list[str], locale: str, deck: DraftDeck) -> None:
     )
 
 
-def _draw(right: str, others: list[str], seed: random.Random) -> list[str]:
-    """Up to CHOICES - 1 wrong answers: the same kind first, then the nearest of any kind."""
+def _draw(right: str, others: list[tuple[str, float]], seed: random.Random) -> list[str]:
+    """Up to CHOICES - 1 wrong answers: the same kind first, then the nearest of any kind.
+
+    Each candidate comes with how much its question shares with this one (0 to 1), which
+    counts for more than length: the answers to "...of what country?" are countries.
+    """
     wanted = CHOICES - 1
-    same = [other for other in others if _is_number(other) == _is_number(right)]
-    nearest = heapq.nsmallest(_NEAREST, same, key=lambda other: _distance(right, other))
-    chosen = seed.sample(nearest, min(wanted, len(nearest)))
+
+    def unlike(candidate: tuple[str, float]) -> float:
+        return _distance(right, candidate[0]) - 2 * candidate[1]
+
+    number = _is_number(right)
+    same = [other for other in others if _is_number(other[0]) == number]
+    nearest = heapq.nsmallest(_NEAREST, same, key=unlike)
+    chosen = [text for text, _ in seed.sample(nearest, min(wanted, len(nearest)))]
     if len(chosen) < wanted:
-        rest = [other for other in others if other not in same]
-        chosen.extend(
-            heapq.nsmallest(wanted - len(chosen), rest, key=lambda other: _distance(right, other))
-        )
+        rest = [other for other in others if _is_number(other[0]) != number]
+        chosen.extend(text for text, _ in heapq.nsmallest(wanted - len(chosen), rest, key=unlike))
     return chosen
 
 
