@@ -41,10 +41,12 @@ _ARTICLE = re.compile(r"^(the|a|an)\s+")
 _NOT_WORD = re.compile(r"[\W_]+")
 _WORD = re.compile(r"\w{3,}")
 _COMMON = frozenset(
-    (
-        "the and what which who whom whose where when why how this that these those was were "
-        "are has have had does did for from with into its his her their about name called"
-    ).split()
+    {
+        "the", "and", "what", "which", "who", "whom", "whose", "where", "when", "why", "how",
+        "this", "that", "these", "those", "was", "were", "are", "has", "have", "had", "does",
+        "did", "for", "from", "with", "into", "its", "his", "her", "their", "about", "name",
+        "called",
+    }
 )
 
 
