@@ -141,7 +141,7 @@ def is_red_list(text: str) -> bool:
 
 
 def json_kind(text: str) -> str | None:
-    """"opentdb" or "json" for a JSON document of questions, None for other JSON.
+    """Whether a JSON document is "opentdb", "json" (question objects), or None (other JSON).
 
     A whole document is parsed; a cut one (the head of a file) is judged by its key names.
     """

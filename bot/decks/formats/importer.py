@@ -174,9 +174,7 @@ def _write_parts(
         else f"one deck file may have at most {MAX_FILE_BYTES // 1048576} MiB"
     )
     total = _count(len(deck.questions), "question")
-    lines.append(
-        f"{shown}: {total} in {len(parts)} decks ({why}), {deck.skipped} skipped"
-    )
+    lines.append(f"{shown}: {total} in {len(parts)} decks ({why}), {deck.skipped} skipped")
     return ImportOutcome(lines, EXIT_OK, targets[0])
 
 

@@ -107,7 +107,7 @@ def _document(text: str) -> tuple[Any, int]:
         except json.JSONDecodeError as error:
             raise FormatError(
                 "this is JavaScript, not JSON: its array is not JSON as written (keys without "
-                f'double quotes, comments or trailing commas; {error.msg}). Print it as JSON, e.g. '
+                f"double quotes, comments or trailing commas; {error.msg}). Print it as JSON, e.g. "
                 "`node -e \"console.log(JSON.stringify(require('./FILE.js'), null, 2))\" > "
                 "quiz.json` (after `module.exports = questions`), and import that",
                 error.lineno,
@@ -140,7 +140,7 @@ def _not_questions(document: Any) -> str:
     return (
         f"no questions found: this JSON is {found}. A quiz JSON file is an array of objects "
         "each with a question, its choices and the answer (or an object holding such an "
-        "array under a key like \"questions\"); an Open Trivia DB response takes --format opentdb"
+        'array under a key like "questions"); an Open Trivia DB response takes --format opentdb'
     )
 
 
@@ -273,7 +273,7 @@ def _listed(
 
 
 def _label(key: str) -> str:
-    """"optionB", "option_b" and "B" are all the label "b"."""
+    """The label of a choice key: "optionB", "option_b" and "B" are all "b"."""
     match = FLAT_CHOICE.match(fold_key(key))
     return match.group(1) if match else fold_key(key)
 
@@ -354,7 +354,7 @@ def _index_base(pending: list[_Pending], deck: DraftDeck) -> int:
         (number, len(question.choices))
         for question in pending
         if question.answer is None
-        and _matches_text(question.raw, question) is None
+        and (not isinstance(question.raw, str) or _matches_text(question.raw, question) is None)
         and (number := _number(question.raw)) is not None
     ]
     if not numbers:
@@ -411,13 +411,15 @@ def _resolve(question: _Pending, base: int) -> tuple[int | None, str]:
             return None, f"it has {len(raw)} right answers; a deck question has one"
         raw = raw[0]
     by_text = _matches_text(raw, question)
-    if by_text is not None:
-        return by_text, ""
+    if by_text is not None and isinstance(raw, str):
+        return by_text, ""  # "8" among "6", "8", "10" is the text; 8 (a number) is an index
     count = len(question.choices)
     number = _number(raw)
     if number is not None:
         if base <= number < count + base:
             return number - base, ""
+        if by_text is not None:
+            return by_text, ""
         return None, f"its answer {number} names no choice ({count} choices, counted from {base})"
     if isinstance(raw, str):
         match = _LETTER.match(raw.strip())

@@ -34,7 +34,9 @@ FORMAT_NAME = "Red-DiscordBot trivia list"
 CHOICES = 4
 """The right answer and up to three wrong ones, as Red's players see in kotoba's -mc mode."""
 _NEAREST = 8
-"""Wrong choices are picked at random among this many of the closest answers."""
+"""Wrong choices are picked at random among at most this many of the closest answers..."""
+_MARGIN = 0.25
+"""...those no further than this from the third closest."""
 _SETTINGS = ("AUTHOR", "DESCRIPTION", "CONFIG", "$schema")
 _NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")
 _ARTICLE = re.compile(r"^(the|a|an)\s+")
@@ -124,12 +126,30 @@ def _entries(root: yaml.MappingNode, deck: DraftDeck) -> list[_Entry]:
             question = " ".join(key.value.split())
             words = frozenset(_WORD.findall(question.casefold())) - _COMMON
             entries.append(_Entry(line, question, answers, words))
+    _describe(deck, about)
+    return _last_of_each(entries, deck)
+
+
+def _last_of_each(entries: list[_Entry], deck: DraftDeck) -> list[_Entry]:
+    """A question asked twice keeps its last answers, as Red's YAML loader does; said, not lost."""
+    last = {entry.question: entry for entry in entries}
+    for entry in entries:
+        kept = last[entry.question]
+        if kept is not entry:
+            deck.skip(
+                entry.line,
+                f"the same question again at line {kept.line}, whose answers Red uses "
+                f"({kept.answers[0]} instead of {entry.answers[0]})",
+            )
+    return [entry for entry in entries if last[entry.question] is entry]
+
+
+def _describe(deck: DraftDeck, about: dict[str, str]) -> None:
     description = about.get("DESCRIPTION", "")
     if about.get("AUTHOR"):
         description = f"{description} (trivia list by {about['AUTHOR']})".strip()
     if description:
         deck.description = {deck.locales[0]: description}
-    return entries
 
 
 def _answers(node: yaml.Node) -> list[str] | None:
@@ -182,6 +202,9 @@ def _draw(right: str, others: list[tuple[str, float]], seed: random.Random) -> l
     number = _is_number(right)
     same = [other for other in others if _is_number(other[0]) == number]
     nearest = heapq.nsmallest(_NEAREST, same, key=unlike)
+    if nearest:  # a draw among the about equally near, so relatedness is not diluted
+        bar = unlike(nearest[min(wanted, len(nearest)) - 1]) + _MARGIN
+        nearest = [candidate for candidate in nearest if unlike(candidate) <= bar]
     chosen = [text for text, _ in seed.sample(nearest, min(wanted, len(nearest)))]
     if len(chosen) < wanted:
         rest = [other for other in others if _is_number(other[0]) != number]
