@@ -189,3 +189,39 @@ def test_category_arrays_become_tags(tmp_path: Path, run_import: Importer) -> No
     outcome, deck = run_import(source)
     assert deck is not None, outcome.lines
     assert [q["tags"] for q in texts(deck).values()] == [["history"], ["science"]]
+
+
+def test_the_ways_files_give_choices_and_answers(tmp_path: Path, run_import: Importer) -> None:
+    source = tmp_path / "shapes.json"
+    questions = [
+        {"question": "A?", "correct_answer": "yes", "incorrect_answers": ["no", "maybe"]},
+        {
+            "question": "B?",
+            "answers": [{"answer": "x", "correct": False}, {"answer": "y", "correct": True}],
+        },
+        {"question": "C?", "options": {"a": "one", "b": "two", "c": "three"}, "answer": "c"},
+        {"question": "D?", "options": ["p", "q"], "answer": "(b)"},
+        {"question": "E?", "options": ["p", "q", "r"], "answer": "Option 3"},
+        {
+            "question": "F?",
+            "options": [{"text": "r", "explanation": "r is wrong"}, {"text": "s"}],
+            "correct_answer": "s",
+        },
+        {"question": "G?", "options": ["6", "8", "10"], "answer": "8"},
+        {"question": "H?", "options": ["Delhi", "Dhaka"], "answer": "Dhaka"},
+    ]
+    source.write_text(json.dumps({"data": {"questions": questions}}), encoding="utf-8")
+    outcome, deck = run_import(source)
+    assert deck is not None and outcome.status == 0, outcome.lines
+    read = list(texts(deck).values())
+    assert [q["choices"][q["answer"]] for q in read] == [
+        "yes",
+        "y",
+        "three",
+        "q",
+        "r",
+        "s",
+        "8",  # the text "8", not index 8
+        "Dhaka",  # a text starting with a letter is not that letter
+    ]
+    assert read[5]["whys"] == ["r is wrong", None]

@@ -54,6 +54,8 @@ _LETTER = re.compile(
     r"^(?i:option|choice|ans|answer)?\s*\(?([A-Ea-eকখগঘঙ])(?:\s*[).:।]\s*|\s+|$)(.*)$", re.DOTALL
 )
 _BENGALI_LETTERS = "কখগঘঙ"
+_NAMED_NUMBER = re.compile(r"^(?i:option|choice|answer|ans)[\s_-]*(\d+)$")
+""""Option 2", "choice_3": named as people count, from 1, whatever the file's numbers do."""
 
 
 @dataclass
@@ -422,6 +424,9 @@ def _resolve(question: _Pending, base: int) -> tuple[int | None, str]:
             return by_text, ""
         return None, f"its answer {number} names no choice ({count} choices, counted from {base})"
     if isinstance(raw, str):
+        named = _NAMED_NUMBER.match(raw.strip())
+        if named is not None and 1 <= int(named.group(1)) <= count:
+            return int(named.group(1)) - 1, ""
         match = _LETTER.match(raw.strip())
         if match is not None:
             letter = match.group(1)
