@@ -150,7 +150,7 @@ def test_a_bengali_bank_imports_validates_and_plays_in_bengali(
     assert "আপনার স্কোর:" in screen
 
 
-def test_validate_names_a_red_list_in_the_decks_folder_in_one_line(folder: Path) -> None:
+def test_validate_and_start_name_a_red_list_in_the_decks_folder_in_one_line(folder: Path) -> None:
     (folder / "decks" / "general.yaml").write_bytes(
         (FIXTURES / "red" / "general.head.yaml").read_bytes()
     )
@@ -160,6 +160,12 @@ def test_validate_names_a_red_list_in_the_decks_folder_in_one_line(folder: Path)
     assert valid.stdout == (
         f"{decks / 'general.yaml'}:1:1: this is a Red-DiscordBot trivia list, not a deck; move "
         f"it out of {decks} and convert it: quizbot import general.yaml --format red\n"
+    )
+
+    started = quizbot(folder, "play", "--user", "ana", "--config", "config.toml", stdin="q\n")
+    assert (started.returncode, started.stderr) == (
+        1,
+        valid.stdout + "1 problem(s) in the decks; the bot did not start.\n",
     )
 
     (folder / "decks" / "general.yaml").rename(folder / "general.yaml")
