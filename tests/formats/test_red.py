@@ -141,3 +141,15 @@ def test_a_list_with_one_question_has_nothing_to_draw_from() -> None:
     assert [note.message for note in deck.notes] == [
         "no other answer in the list to offer as a wrong choice"
     ]
+
+
+def test_a_question_repeated_with_the_same_answer_is_kept_once() -> None:
+    deck = read_red(
+        "Who sang Don't You Want Me?:\n- The Human League\nWho?:\n- Me\n"
+        "Who sang Don't You Want Me?:\n- The Human League\n",
+        "en",
+    )
+    assert [(note.line, note.message) for note in deck.notes if note.kind == "skipped"] == [
+        (1, "the same question again at line 5; kept once")
+    ]
+    assert [question.line for question in deck.questions] == [3, 5]

@@ -135,7 +135,11 @@ def _last_of_each(entries: list[_Entry], deck: DraftDeck) -> list[_Entry]:
     last = {entry.question: entry for entry in entries}
     for entry in entries:
         kept = last[entry.question]
-        if kept is not entry:
+        if kept is entry:
+            continue
+        if kept.answers[0] == entry.answers[0]:
+            deck.skip(entry.line, f"the same question again at line {kept.line}; kept once")
+        else:
             deck.skip(
                 entry.line,
                 f"the same question again at line {kept.line}, whose answers Red uses "
