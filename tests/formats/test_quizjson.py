@@ -98,6 +98,8 @@ def test_options_flagged_right_and_a_question_with_two_right_ones(run_import: Im
         "Reliable, ordered delivery",
     )
     assert first["explanation"].startswith("DNS resolves names")
+    assert deck.title == {"en": "Networking basics"}
+    assert deck.description == {"en": "A short check on how the internet moves packets."}
 
 
 def test_a_node_module_whose_array_is_json_is_read(run_import: Importer) -> None:

@@ -82,6 +82,12 @@ def read_quiz_json(text: str, locale: str) -> DraftDeck:
     if not arrays:
         raise FormatError(_not_questions(document))
     deck = DraftDeck(locales=[locale])
+    if isinstance(document, dict):
+        about = _folded(document)
+        title = _first_text(about, ("title", "quiztitle", "quizname", "name"))
+        description = _first_text(about, ("description",))
+        deck.title = {locale: title} if title else {}
+        deck.description = {locale: description} if description else {}
     pending: list[_Pending] = []
     for path, items in arrays:
         lines = _item_lines(text, body_at, path, len(items))
