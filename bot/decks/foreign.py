@@ -69,7 +69,7 @@ _RED_HEADER = re.compile(r"^(AUTHOR|CONFIG|DESCRIPTION)\s*:", re.MULTILINE)
 _RED_QUESTION = re.compile(r"^[^\s#-][^\n]*\?['\"]?:[ \t]*\n[ \t]*- ", re.MULTILINE)
 _DECK_KEYS = re.compile(r"^(questions|locales)\s*:", re.MULTILINE)
 _BN_CHOICE = re.compile(r"^\s*\(?[কখগঘ]\s*[).।]", re.MULTILINE)
-_BN_ANSWER = re.compile(r"^\s*(?:সঠিক\s*)?উত্তর\s*[:ঃ=-]", re.MULTILINE)
+_BN_ANSWER = re.compile(r"^\s*(?:সঠিক\s*)?উত্তর(?:মালা)?\s*[:ঃ=-]", re.MULTILINE)
 _MOODLE_CSV = re.compile(r"^\s*questionname\s*[,;]\s*questiontext\s*[,;]", re.IGNORECASE)
 _QUIZBOT_CSV = re.compile(r"^[^\n]*\btext\b[^\n]*\bchoice1\b", re.IGNORECASE)
 

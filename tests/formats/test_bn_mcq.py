@@ -14,7 +14,7 @@ def test_the_exam_imports_every_numbered_question_or_reports_it(run_import: Impo
     assert deck.locales == ("bn",)
     assert deck.title == {"bn": "সাধারণ জ্ঞান: বাংলাদেশ (মডেল টেস্ট)"}
     assert [line.removeprefix(f"{EXAM}:") for line in outcome.lines if ": skipped: " in line] == [
-        "25: skipped: it has no উত্তর line",
+        "25: skipped: it has no উত্তর line and no answer in an answer key",
         "31: skipped: its answer 'ঙ' names none of its choices",
         "41: skipped: its choices are labelled ক খ ঘ, not ক খ গ",
     ]
@@ -54,4 +54,30 @@ def test_unnumbered_questions_follow_each_other_and_stray_text_is_reported() -> 
     assert deck.questions[1].explanation == {"bn": "লাল একটি রং।"}
     assert [(n.line, n.message) for n in deck.notes] == [
         (11, "a question with no choices (ক) খ) গ) ঘ)) and no উত্তর line")
+    ]
+
+
+def test_answers_from_an_answer_key_at_the_end() -> None:
+    text = (
+        "১. কোনটি ফল?\n"
+        "ক) আম   খ) ইট\n"
+        "২. কোনটি রং?\n"
+        "ক) পাথর   খ) লাল\n"
+        "৩. কোনটি পাখি?\n"
+        "ক) দোয়েল   খ) রুই\n"
+        "৪. কোনটি নদী?\n"
+        "ক) পদ্মা   খ) গারো\n"
+        "\n"
+        "উত্তরমালা:\n"
+        "১-ক, ২-খ\n"
+        "৩. (ক)  ৫. খ\n"
+    )
+    deck = read_bn_mcq(text, "bn")
+    assert [(q.text["bn"], q.answer) for q in deck.questions] == [
+        ("কোনটি ফল?", 0),
+        ("কোনটি রং?", 1),
+        ("কোনটি পাখি?", 0),
+    ]
+    assert [(n.line, n.message) for n in deck.notes] == [
+        (7, "it has no উত্তর line and no answer in an answer key")
     ]

@@ -8,8 +8,10 @@
 
 A question starts with its number (`১.`, `১।`, `1.`, `প্রশ্ন ১:`), or after a finished question.
 Choices are labelled `ক)`, `(ক)`, `ক.` or `ক।`, one or several to a line. The answer
-(`উত্তর:` or `উত্তরঃ`, also `সঠিক উত্তর:`) is a label, a label and the text, or the text. An
-explanation (`ব্যাখ্যা:`) runs to the next blank line or question. The deck is Bengali only.
+(`উত্তর:` or `উত্তরঃ`, also `সঠিক উত্তর:`) is a label, a label and the text, or the text; or it
+comes in an answer key, a line of pairs such as `উত্তরমালা: ১-খ, ২-গ, ৩-ক` (anywhere in the
+file, for the questions of those numbers). An explanation (`ব্যাখ্যা:`) runs to the next blank
+line or question. The deck is Bengali only.
 """
 
 from __future__ import annotations
@@ -30,13 +32,16 @@ _NUMBER = re.compile(
 _CHOICE = re.compile(r"(?:^|(?<=\s))\(?([কখগঘঙ])\s*[).।]\s*")
 _ANSWER = re.compile(rf"^\s*(?:সঠিক\s*)?উত্তর{_SEPARATOR}\s*(.*)$")
 _EXPLANATION = re.compile(rf"^\s*ব্যাখ্যা{_SEPARATOR}\s*(.*)$")
+_KEY_PAIR = re.compile(r"([০-৯0-9]+)\s*[.)।:-]\s*\(?([কখগঘঙ])\)?(?![^\s,;।|])")
+"""One pair of an answer key: "১-খ", "২. গ", "3:(ক)"."""
+_KEY_HEADING = re.compile(r"^(?:উত্তরমালা|উত্তর\s*সংকেত|উত্তরপত্র)\s*[:ঃ]?$")
 _LABEL_ANSWER = re.compile(r"^\(?([কখগঘঙ])\s*(?:[).।]\s*(.*)|$)")
 
 
 @dataclass
 class _Block:
     line: int
-    numbered: bool
+    number: int | None
     text: list[str] = field(default_factory=list)
     choices: list[tuple[str, str]] = field(default_factory=list)
     answer: str | None = None
@@ -46,11 +51,16 @@ class _Block:
     def started(self) -> bool:
         return bool(self.choices or self.answer is not None or self.explanation)
 
+    @property
+    def numbered(self) -> bool:
+        return self.number is not None
+
 
 def read_bn_mcq(text: str, locale: str) -> DraftDeck:
     """Every question-like block, imported or skipped with its line; always in Bengali."""
     deck = DraftDeck(locales=[LOCALE])
     blocks: list[_Block] = []
+    key: dict[int, str] = {}
     current: _Block | None = None
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -58,21 +68,28 @@ def read_bn_mcq(text: str, locale: str) -> DraftDeck:
             if current is not None:
                 current.in_explanation = False
             continue
+        pairs = _KEY_PAIR.findall(line)
+        if len(pairs) >= 2 or _KEY_HEADING.match(line):
+            key.update((int(question), label) for question, label in pairs)
+            continue
         numbered = _NUMBER.match(line)
         if numbered is not None and not _starts_with_choice(line):
-            current = _Block(number, True, [numbered.group(3).strip()])
+            digits = numbered.group(1) or numbered.group(2)
+            current = _Block(number, int(digits), [numbered.group(3).strip()])
             blocks.append(current)
             continue
         if current is None or (current.answer is not None and not current.in_explanation):
             if not any(pattern.match(line) for pattern in (_CHOICE, _ANSWER, _EXPLANATION)):
-                current = _Block(number, False, [line])
+                current = _Block(number, None, [line])
                 blocks.append(current)
                 continue
             if current is None:
-                current = _Block(number, False)
+                current = _Block(number, None)
                 blocks.append(current)
         _add_line(current, line)
     for position, block in enumerate(blocks):
+        if block.answer is None and block.number in key:
+            block.answer = key[block.number]
         _finish(block, position, deck)
     return deck
 
@@ -123,7 +140,7 @@ def _finish(block: _Block, position: int, deck: DraftDeck) -> None:
         deck.skip(block.line, f"its choices are labelled {shown}, not {wanted}")
         return
     if block.answer is None:
-        deck.skip(block.line, "it has no উত্তর line")
+        deck.skip(block.line, "it has no উত্তর line and no answer in an answer key")
         return
     answer = _answer(block.answer, block.choices)
     if answer is None:
