@@ -148,10 +148,14 @@ def json_kind(text: str) -> str | None:
     try:
         document = json.loads(text)
     except (ValueError, RecursionError):  # RecursionError: nested thousands deep
+        if '"locales"' in text[:SNIFF_CHARS]:
+            return None  # a deck written as JSON (JSON is YAML)
         if '"incorrect_answers"' in text and '"type"' in text:
             return "opentdb"
         folded = fold_key(text[:SNIFF_CHARS])
         return "json" if any(f'"{key}"' in folded for key in ("question", "questions")) else None
+    if isinstance(document, dict) and "locales" in document:
+        return None  # a deck written as JSON (JSON is YAML)
     if is_opentdb(document):
         return "opentdb"
     return "json" if question_arrays(document) else None

@@ -95,3 +95,13 @@ def test_a_broken_deck_keeps_its_own_problems(tmp_path: Path) -> None:
     messages = [problem.message for problem in load_decks([deck]).problems]
     assert messages and not any("not a deck" in message for message in messages)
     assert any("unknown key 'questons'" in message for message in messages)
+
+
+def test_a_deck_written_as_json_keeps_its_own_problems(tmp_path: Path) -> None:
+    deck = tmp_path / "mine.yaml"
+    question = {"id": "a", "text": "Up?", "choices": ["yes", "no"], "answer": 2}
+    deck.write_text(
+        json.dumps({"title": "Mine", "locales": ["en"], "questions": [question]}), encoding="utf-8"
+    )
+    messages = [problem.message for problem in load_decks([deck]).problems]
+    assert messages and not any("not a deck" in message for message in messages)
