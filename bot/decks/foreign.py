@@ -169,7 +169,11 @@ def is_opentdb(document: Any) -> bool:
     if not isinstance(results, list) or not results:
         return False
     entries = [entry for entry in results if isinstance(entry, dict)]
-    return bool(entries) and all(entry.get("type") in _OPENTDB_TYPES for entry in entries)
+    return bool(entries) and all(
+        entry.get("type") in _OPENTDB_TYPES
+        and not any(fold_key(str(key)) in CHOICE_KEYS for key in entry)  # a quiz's own "type"
+        for entry in entries
+    )
 
 
 def question_arrays(document: Any) -> list[tuple[list[str], list[Any]]]:

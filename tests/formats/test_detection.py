@@ -105,3 +105,8 @@ def test_a_deck_written_as_json_keeps_its_own_problems(tmp_path: Path) -> None:
     )
     messages = [problem.message for problem in load_decks([deck]).problems]
     assert messages and not any("not a deck" in message for message in messages)
+
+
+def test_a_quiz_whose_questions_have_a_type_is_not_open_trivia_db(tmp_path: Path) -> None:
+    typed = [{"type": "multiple", "question": "Up?", "options": ["yes", "no"], "answer": 0}]
+    assert guess_format(tmp_path / "q.json", json.dumps(typed).encode()) == "json"
