@@ -1,7 +1,8 @@
-"""The formats by their command-line names, and a guess at a file's format from its first bytes.
+"""The formats by their command-line names, and a guess at a file's format from its content.
 
-Content decides where it can (a zip is a workbook, '<' is XML, '{' is JSON); the file name and
-then the shape of the text decide the rest, so `--format` is only needed for odd files.
+Content decides where it can (`bot.decks.foreign`: a zip is a workbook, JSON is Open Trivia DB
+or quiz JSON by what it holds, YAML may be a Red trivia list); the file name decides the rest,
+so `--format` is only needed for odd files.
 """
 
 from __future__ import annotations
