@@ -113,11 +113,26 @@ def _parser() -> argparse.ArgumentParser:
     forget.add_argument("--config", help="config file")
 
     imp = sub.add_parser("import", help="turn another quiz tool's file into a deck")
-    imp.add_argument("file", help="GIFT, Moodle XML, Aiken, Open Trivia DB JSON, CSV or Kahoot")
-    imp.add_argument("--format", help="gift, moodle-xml, aiken, opentdb, csv or kahoot (guessed)")
+    imp.add_argument(
+        "file",
+        help="GIFT, Moodle XML, Aiken, Open Trivia DB, CSV, Kahoot, quiz JSON, Red trivia list, "
+        "Moodle CSV or Bengali exam text",
+    )
+    imp.add_argument(
+        "--format",
+        help="gift, moodle-xml, aiken, opentdb, csv, kahoot, json, red, moodle-csv or bn-mcq "
+        "(guessed from the content)",
+    )
     imp.add_argument("--out", help="deck file to write (default: questions/ID.yaml)")
     imp.add_argument("--locale", help="the file's language (default: from its script, else en)")
     imp.add_argument("--id", dest="deck_id", help="deck id (default: from the file name)")
+    imp.add_argument(
+        "--split",
+        type=int,
+        metavar="N",
+        help="N questions per deck (decks ID-1, ID-2...); a file too big for one deck is "
+        "split without it",
+    )
     imp.add_argument("--config", help="config file")
 
     discord = sub.add_parser("discord", help="Discord set-up")
@@ -322,6 +337,7 @@ def _import(config: Config, args: argparse.Namespace) -> int:
         deck_id=args.deck_id,
         today=datetime.now(UTC).date(),
         questions_dir=folders[0] if folders else Path("questions"),
+        split=args.split,
     )
     for line in outcome.lines:
         print(line, file=sys.stdout if outcome.status == 0 else sys.stderr)

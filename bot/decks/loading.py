@@ -2,6 +2,8 @@
 
 All of a file's problems are reported at once and bad input never raises, since authors fix
 decks from `quizbot validate` output; ids must be unique across files, as answers use them.
+A question file of another tool (a Red trivia list dropped into `questions/`) is named in one
+line with the `quizbot import` command that converts it, instead of a problem per key.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.decks.checker import DeckChecker
+from bot.decks.foreign import SNIFF_CHARS, identify
 from bot.decks.model import Deck
 from bot.decks.places import DeckPlaces
 from bot.decks.problem import Problem, Refused
@@ -107,14 +110,38 @@ def _load(path: Path) -> _Loaded:
         node = compose_file(path)
         root = TreeBuilder(checker.add).build(node) if node is not None else None
     except Refused as refused:
-        return _Loaded(None, [refused.problem(str(path))])
+        return _Loaded(None, [_foreign(path) or refused.problem(str(path))])
     if root is None:
         checker.empty()
         return _Loaded(None, checker.problems)
     deck = checker.deck(root)
+    if checker.problems:
+        foreign = _foreign(path)
+        if foreign is not None:
+            return _Loaded(None, [foreign])
     return _Loaded(
         deck, _sorted(checker.problems), checker.deck_id, checker.id_at, checker.places
     )
+
+
+def _foreign(path: Path) -> Problem | None:
+    """One problem naming the format of a file that is another tool's questions, if it is."""
+    try:
+        with path.open("rb") as file:
+            head = file.read(SNIFF_CHARS * 4)
+    except OSError:
+        return None
+    found = identify(head.decode("utf-8", errors="ignore"), path.suffix)
+    if found is None:
+        return None
+    if path.suffix.lower() in (".yaml", ".yml"):
+        todo = (
+            f"move it out of {path.parent} and convert it: "
+            f"quizbot import {path.name} --format {found.name}"
+        )
+    else:
+        todo = f"convert it: quizbot import {path} --format {found.name}"
+    return Problem(str(path), 1, 1, f"this is {found.title}, not a deck; {todo}")
 
 
 def _duplicate_id(loaded: _Loaded, path: str, owners: dict[str, str]) -> Problem | None:

@@ -20,6 +20,11 @@ def compose_file(path: Path) -> yaml.Node | None:
     return _compose(_read_text(path))
 
 
+def compose_text(text: str) -> yaml.Node | None:
+    """The YAML node graph of text read elsewhere (an import), with the same guards."""
+    return _compose(text)
+
+
 def _read_text(path: Path) -> str:
     """The file as text, refusing it before reading if too big, and if not UTF-8."""
     try:

@@ -20,6 +20,9 @@ SAMPLES = [
     ("aiken", FIXTURES / "moodle" / "aiken" / "questions.aiken.txt", 2),
     ("opentdb", FIXTURES / "opentdb" / "amount10.json", 10),
     ("kahoot", FIXTURES / "kahoot" / "kahoot-quiz-template.xlsx", 3),
+    ("json", FIXTURES / "json" / "devops-questions.json", 4),
+    ("red", FIXTURES / "red" / "general.head.yaml", 27),
+    ("moodle-csv", FIXTURES / "moodle-csv" / "sample.csv", 9),
 ]
 
 
@@ -110,3 +113,66 @@ def test_import_of_a_file_with_nothing_to_import_writes_nothing(folder: Path) ->
     assert "no question could be imported" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert list((folder / "decks").iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("sample", "locale", "question", "right"),
+    [
+        (FIXTURES / "json" / "bn-bank.json", "bn", "বাংলাদেশের জাতীয় ফুল কী?", "শাপলা"),
+        (FIXTURES / "bn-mcq" / "exam.txt", None, "বাংলাদেশের জাতীয় ফুল কোনটি?", "শাপলা"),
+    ],
+    ids=["json", "bn-mcq"],
+)
+def test_a_bengali_bank_imports_validates_and_plays_in_bengali(
+    folder: Path, sample: Path, locale: str | None, question: str, right: str
+) -> None:
+    language = ("--locale", locale) if locale else ()
+    imported = quizbot(
+        folder, "import", str(sample), "--id", "bangla", *language, "--config", "config.toml"
+    )
+    assert imported.returncode == 0, imported.stderr
+    assert "decks/bangla.yaml: wrote " in imported.stdout
+
+    valid = quizbot(folder, "validate", "--config", "config.toml")
+    assert valid.returncode == 0, valid.stdout
+    assert valid.stdout.startswith("1 deck, ")
+
+    played = quizbot(
+        folder,
+        *("play", "--deck", "bangla", "--user", "ana", "--locale", "bn", "--config", "config.toml"),
+        stdin="a\n" * 10,
+    )
+    assert played.returncode == 0, played.stderr
+    screen = played.stdout
+    assert question in screen
+    shown = re.search(rf"\n   ([A-E])\. {right}\n", screen.split(question, 1)[1])
+    assert shown is not None, screen  # the right answer is one of the choices shown...
+    assert f"সঠিক উত্তর: {shown.group(1)}. {right}" in screen  # ...and named after the answer
+    assert "আপনার স্কোর:" in screen
+
+
+def test_validate_and_start_name_a_red_list_in_the_decks_folder_in_one_line(folder: Path) -> None:
+    (folder / "decks" / "general.yaml").write_bytes(
+        (FIXTURES / "red" / "general.head.yaml").read_bytes()
+    )
+    valid = quizbot(folder, "validate", "--config", "config.toml")
+    assert valid.returncode == 1
+    decks = folder / "decks"
+    assert valid.stdout == (
+        f"{decks / 'general.yaml'}:1:1: this is a Red-DiscordBot trivia list, not a deck; move "
+        f"it out of {decks} and convert it: quizbot import general.yaml --format red\n"
+    )
+
+    started = quizbot(folder, "play", "--user", "ana", "--config", "config.toml", stdin="q\n")
+    assert (started.returncode, started.stderr) == (
+        1,
+        valid.stdout + "1 problem(s) in the decks; the bot did not start.\n",
+    )
+
+    (folder / "decks" / "general.yaml").rename(folder / "general.yaml")
+    imported = quizbot(
+        folder, "import", "general.yaml", "--format", "red", "--config", "config.toml"
+    )
+    assert imported.returncode == 0, imported.stderr
+    valid = quizbot(folder, "validate", "--config", "config.toml")
+    assert (valid.returncode, valid.stdout) == (0, "1 deck, 27 questions in 1 file: all valid\n")

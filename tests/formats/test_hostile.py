@@ -7,6 +7,7 @@ the file; entity declarations are refused before expansion).
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 from pathlib import Path
@@ -16,9 +17,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.decks.formats import FORMATS
+from bot.decks.formats import FORMATS, import_file
 from bot.decks.formats.draft import FormatError
-from tests.formats.conftest import Importer
+from bot.decks.loading import load_decks
+from tests.formats.conftest import TODAY, Importer
 
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE quiz [
@@ -116,6 +118,10 @@ BROKEN = {
     "opentdb": ("quiz.json", b'{"results": [\n{]}', "2: error: not valid JSON"),
     "csv": ("quiz.csv", b"a,b\n1,2\n", "1: error: the header has no answer, text"),
     "kahoot": ("quiz.xlsx", b"PK\x03\x04broken", ": error: not an .xlsx workbook"),
+    "json": ("quiz.json", b'[\n{"question": ]', "2: error: not valid JSON"),
+    "red": ("list.yaml", b"AUTHOR: x\nUp?: [yes\n", "3: error: YAML syntax error"),
+    "moodle-csv": ("quiz.csv", b"questionname,questiontext\n", "1: error: the header has no A"),
+    "bn-mcq": ("exam.txt", "১. প্রশ্ন?\n".encode(), "1: skipped: a question with no choices"),
 }
 
 
@@ -146,3 +152,90 @@ def test_every_importer_reports_a_broken_file_at_a_line(
 def test_readers_never_raise_anything_but_a_format_error(fmt: str, data: bytes) -> None:
     with contextlib.suppress(FormatError):
         FORMATS[fmt].read(data, "en")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    fmt=st.sampled_from(["json", "red", "moodle-csv", "bn-mcq"]),
+    data=st.text(
+        alphabet=st.sampled_from(list('কখগঘঙ()।.:ঃউত্তরব্যাখ্যা১২3[]{}",-? \nqustionaAB0')),
+        max_size=300,
+    ).map(str.encode),
+)
+def test_the_new_readers_never_raise_on_text_shaped_like_theirs(fmt: str, data: bytes) -> None:
+    with contextlib.suppress(FormatError):
+        FORMATS[fmt].read(data, "en")
+
+
+_KEYS = st.sampled_from(
+    [
+        "question",
+        "q",
+        "options",
+        "choices",
+        "answers",
+        "answer",
+        "correctAnswer",
+        "answerIndex",
+        "correct",
+        "incorrect_answers",
+        "is_correct",
+        "text",
+        "optionA",
+        "optionB",
+        "questions",
+        "explanation",
+        "id",
+        "category",
+        "tags",
+        "type",
+        "results",
+    ]
+)
+_JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 6)
+    | st.floats(allow_nan=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(_KEYS, inner, max_size=6),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(document=_JSON)
+def test_quiz_json_never_raises_on_any_json_of_its_keys(document: Any) -> None:
+    data = json.dumps(document).encode()
+    with contextlib.suppress(FormatError):
+        FORMATS["json"].read(data, "en")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    document=st.lists(
+        st.fixed_dictionaries(
+            {"question": st.text(max_size=8)},
+            optional={
+                "options": st.lists(st.text(max_size=4) | st.integers(0, 4), max_size=6),
+                "answer": st.text(max_size=3) | st.integers(-1, 6) | st.lists(st.integers(0, 3)),
+                "explanation": st.text(max_size=6),
+            },
+        ),
+        max_size=6,
+    )
+)
+def test_a_quiz_json_import_writes_a_valid_deck_or_nothing(
+    tmp_path_factory: pytest.TempPathFactory, document: list[dict[str, Any]]
+) -> None:
+    folder = tmp_path_factory.mktemp("fuzz")
+    source = folder / "quiz.json"
+    source.write_text(json.dumps(document), encoding="utf-8")
+    outcome = import_file(
+        source, fmt="json", out=folder / "deck.yaml", locale="en", deck_id="fuzz", today=TODAY
+    )
+    assert outcome.status in (0, 1), outcome.lines
+    if outcome.status == 0:
+        assert load_decks([folder / "deck.yaml"]).ok
+    else:
+        assert not (folder / "deck.yaml").exists()

@@ -1,5 +1,6 @@
 """Question files of other quiz tools in and out of decks: GIFT, Moodle XML, Aiken, Open Trivia DB,
-CSV and Kahoot spreadsheets (`quizbot import` and `quizbot export --deck`).
+CSV, Kahoot spreadsheets, quiz JSON, Red-DiscordBot trivia lists, Moodle CSV and Bengali exam
+text (`quizbot import` and `quizbot export --deck`).
 
 Each format's module reads a file into drafts (`draft.py`) and, for GIFT, Moodle XML and CSV,
 writes a deck back out; `importer.py` turns drafts into a deck file that validates.

@@ -6,6 +6,7 @@ Every outcome is lines to print: `FILE:LINE: skipped: WHY` per question left out
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 from bot.decks.format import (
     ID_PATTERN,
     LOCALE_PATTERN,
+    MAX_FILE_BYTES,
     MAX_ID_LENGTH,
     MAX_TITLE_CHARS,
     RESERVED_DECK_IDS,
@@ -33,7 +35,7 @@ from bot.decks.formats.phrasebook import answer_is, has_words, true_false
 from bot.decks.formats.registry import FORMATS, Format, guess_format
 from bot.decks.formats.slug import IdMaker, slugify
 from bot.decks.formats.source import kind_of_binary, read_bytes
-from bot.decks.formats.writer import WriteError, render_deck, write_deck
+from bot.decks.formats.writer import WriteError, render_deck, write_deck, write_decks
 
 EXIT_OK = 0
 EXIT_NOTHING_WRITTEN = 1
@@ -59,14 +61,17 @@ def import_file(
     deck_id: str | None,
     today: date,
     questions_dir: Path = Path("questions"),
+    split: int | None = None,
 ) -> ImportOutcome:
     """Converts `path` to a deck at `out` (default: `questions_dir`/<deck id>.yaml).
 
     `today` dates the deck's `source`, unless the file names its own (a CSV export does).
     `locale` None means the file's language is found from its script, else taken to be English.
+    With `split`, or when one deck file would be over the size limit, the questions become
+    several decks `<id>-1`, `<id>-2`... (files `<out stem>-1.yaml`...), all written or none.
     """
     shown = str(path)
-    usage = _usage_problem(fmt, locale, deck_id)
+    usage = _usage_problem(fmt, locale, deck_id, split)
     if usage is not None:
         return ImportOutcome([f"{shown}: error: {usage}"], EXIT_USAGE)
     try:
@@ -90,9 +95,12 @@ def import_file(
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
     target = out if out is not None else questions_dir / f"{chosen_id}.yaml"
     source = f"Imported from {path.name} ({found.title}) on {today.isoformat()}"
-    mapping = deck.mapping(chosen_id, _title(draft, deck.locales, path), source)
+    title = _title(draft, deck.locales, path)
+    parts = _parts(deck, chosen_id, title, source, split)
+    if len(parts) > 1:
+        return _write_parts(parts, deck, target, shown, found, split, lines)
     try:
-        write_deck(render_deck(mapping, deck.comments(source)), target)
+        write_deck(parts[0].text, target)
     except WriteError as error:
         lines.append(f"{shown}: error: {error}; nothing written")
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
@@ -137,6 +145,79 @@ def _read_in_language(
         f"{script.locale}; pass --locale to say otherwise"
     )
     return again, redrafted, detected
+@dataclass(frozen=True)
+class _Part:
+    """One deck of a split import: its questions' range and its rendered text."""
+
+    number: int
+    questions: int
+    text: str
+
+
+def _parts(
+    deck: _Assembly, deck_id: str, title: Texts, source: str, split: int | None
+) -> list[_Part]:
+    """The deck as one part, or as the fewest even parts under the size limit (or `split` each).
+
+    A deck's size is known only once rendered, so the count of parts grows until each fits.
+    """
+    total = len(deck.questions)
+    whole = render_deck(deck.mapping(deck_id, title, source), deck.comments(source))
+    size = len(whole.encode("utf-8"))
+    if split is None and size <= MAX_FILE_BYTES:
+        return [_Part(1, total, whole)]
+    count = -(-total // split) if split is not None else -(-size // (MAX_FILE_BYTES * 9 // 10))
+    while True:
+        count = min(count, total)
+        if count <= 1:
+            return [_Part(1, total, whole)]
+        bounds = [total * index // count for index in range(count + 1)]
+        if split is not None:
+            bounds = [min(index * split, total) for index in range(count + 1)]
+        parts = [
+            _Part(
+                number,
+                end - start,
+                deck.part_text(deck_id, title, source, start, end, (number, count)),
+            )
+            for number, (start, end) in enumerate(itertools.pairwise(bounds), start=1)
+        ]
+        if split is not None or count == total:
+            return parts
+        if all(len(part.text.encode("utf-8")) <= MAX_FILE_BYTES for part in parts):
+            return parts
+        count += 1
+
+
+def _write_parts(
+    parts: list[_Part],
+    deck: _Assembly,
+    target: Path,
+    shown: str,
+    found: Format,
+    split: int | None,
+    lines: list[str],
+) -> ImportOutcome:
+    targets = [target.with_name(f"{target.stem}-{part.number}{target.suffix}") for part in parts]
+    try:
+        write_decks([(part.text, place) for part, place in zip(parts, targets, strict=True)])
+    except WriteError as error:
+        lines.append(f"{shown}: error: {error}; nothing written")
+        return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
+    for part, place in zip(parts, targets, strict=True):
+        count = _count(part.questions, "question")
+        lines.append(
+            f"{place}: wrote {count} from {shown} ({found.title}), part {part.number} "
+            f"of {len(parts)}"
+        )
+    why = (
+        f"--split {split}"
+        if split is not None
+        else f"one deck file may have at most {MAX_FILE_BYTES // 1048576} MiB"
+    )
+    total = _count(len(deck.questions), "question")
+    lines.append(f"{shown}: {total} in {len(parts)} decks ({why}), {deck.skipped} skipped")
+    return ImportOutcome(lines, EXIT_OK, targets[0])
 
 
 def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
@@ -158,7 +239,7 @@ def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
 
 def _guess(path: Path, data: bytes) -> str | None:
     """The format a file seems to be in; a binary file other than a workbook is refused."""
-    name = guess_format(path, data[:8192])
+    name = guess_format(path, data)
     binary = kind_of_binary(data)
     if binary is not None and name != "kahoot":
         raise FormatError(f"this is {binary}, not a question file")
@@ -169,7 +250,11 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _usage_problem(fmt: str | None, locale: str | None, deck_id: str | None) -> str | None:
+def _usage_problem(
+    fmt: str | None, locale: str | None, deck_id: str | None, split: int | None
+) -> str | None:
+    if split is not None and split < 1:
+        return f"--split {split}: give how many questions each deck holds (1 or more)"
     if fmt is not None and fmt not in FORMATS:
         return f"unknown format '{fmt}'; use one of {', '.join(FORMATS)}"
     if locale is not None and not LOCALE_PATTERN.fullmatch(locale):
@@ -219,6 +304,7 @@ class _Assembly:
         self.notes: list[Note] = list(draft.notes)
         self.questions: list[dict[str, Any]] = []
         self.filled = 0
+        self.stand_ins: set[str] = set()
         ids = IdMaker()
         for question in draft.questions:
             self._add(question, ids)
@@ -244,6 +330,8 @@ class _Assembly:
         for locale in missing:
             question.explanation[locale] = answer_is(locale, right.text[locale])
         self.filled += bool(missing)
+        if missing:
+            self.stand_ins.add(question_id)
         for kind in question.dropped:
             self.notes.append(
                 Note(question.line, "warning", f"{kind} dropped from question {question_id}")
@@ -295,15 +383,40 @@ class _Assembly:
             for locale in self.locales
         )
 
-    def comments(self, source: str) -> list[str]:
+    def comments(self, source: str, questions: list[dict[str, Any]] | None = None) -> list[str]:
         """The lines at the top of the deck file: where it came from, what still needs writing."""
         lines = [f"{source} by `quizbot import`."]
-        if self.filled:
+        held = self.questions if questions is None else questions
+        filled = sum(1 for question in held if question["id"] in self.stand_ins)
+        if filled:
             lines.append(
-                f"{_count(self.filled, 'question')} came without an explanation; theirs only "
+                f"{_count(filled, 'question')} came without an explanation; theirs only "
                 f"name the right answer: write real ones."
             )
         return lines
+
+    def part_text(
+        self,
+        deck_id: str,
+        title: Texts,
+        source: str,
+        start: int,
+        end: int,
+        place: tuple[int, int],
+    ) -> str:
+        """The deck file of questions[start:end], as part `place` (number, of how many)."""
+        number, count = place
+        ending = f"-{number}"
+        part_id = deck_id[: MAX_ID_LENGTH - len(ending)].rstrip("-") + ending
+        mark = f" ({number}/{count})"
+        part_title = {
+            locale: text[: MAX_TITLE_CHARS - len(mark)].rstrip() + mark
+            for locale, text in title.items()
+        }
+        questions = self.questions[start:end]
+        mapping = self.mapping(part_id, part_title, source)
+        mapping["questions"] = questions
+        return render_deck(mapping, self.comments(source, questions))
 
     def _texts(self, texts: Texts) -> str | dict[str, str]:
         if len(self.locales) == 1:

@@ -1,17 +1,29 @@
-"""The formats by their command-line names, and a guess at a file's format from its first bytes.
+"""The formats by their command-line names, and a guess at a file's format from its content.
 
-Content decides where it can (a zip is a workbook, '<' is XML, '{' is JSON); the file name and
-then the shape of the text decide the rest, so `--format` is only needed for odd files.
+Content decides where it can (`bot.decks.foreign`: a zip is a workbook, JSON is Open Trivia DB
+or quiz JSON by what it holds, YAML may be a Red trivia list); the file name decides the rest,
+so `--format` is only needed for odd files.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.decks.formats import aiken, csvdeck, gift, kahoot, moodle_xml, opentdb
+from bot.decks.foreign import identify
+from bot.decks.formats import (
+    aiken,
+    bn_mcq,
+    csvdeck,
+    gift,
+    kahoot,
+    moodle_csv,
+    moodle_xml,
+    opentdb,
+    quizjson,
+    red,
+)
 from bot.decks.formats.draft import DraftDeck
 from bot.decks.formats.source import decode_text
 from bot.decks.model import Deck
@@ -75,6 +87,25 @@ FORMATS: dict[str, Format] = {
         _csv_writer,
     ),
     "kahoot": Format("kahoot", kahoot.FORMAT_NAME, kahoot.read_kahoot, ".xlsx"),
+    "json": Format(
+        "json",
+        quizjson.FORMAT_NAME,
+        _text_reader(quizjson.read_quiz_json, quizjson.FORMAT_NAME),
+        ".json",
+    ),
+    "red": Format("red", red.FORMAT_NAME, _text_reader(red.read_red, red.FORMAT_NAME), ".yaml"),
+    "moodle-csv": Format(
+        "moodle-csv",
+        moodle_csv.FORMAT_NAME,
+        _text_reader(moodle_csv.read_moodle_csv, moodle_csv.FORMAT_NAME),
+        ".csv",
+    ),
+    "bn-mcq": Format(
+        "bn-mcq",
+        bn_mcq.FORMAT_NAME,
+        _text_reader(bn_mcq.read_bn_mcq, bn_mcq.FORMAT_NAME),
+        ".txt",
+    ),
 }
 """Import formats, by the name `--format` takes; those with `write` can be exported."""
 
@@ -83,34 +114,23 @@ EXPORT_FORMATS = tuple(name for name, found in FORMATS.items() if found.write is
 _SUFFIXES = {
     ".gift": "gift",
     ".xml": "moodle-xml",
-    ".json": "opentdb",
+    ".json": "json",
+    ".js": "json",
     ".csv": "csv",
     ".xlsx": "kahoot",
 }
-_AIKEN_ANSWER = re.compile(r"^ANSWER:\s*[A-Z]\s*$", re.MULTILINE)
-_AIKEN_CHOICE = re.compile(r"^[A-Z][).]", re.MULTILINE)
-_GIFT_MARKS = re.compile(
-    r"^\s*(::|\$CATEGORY:)|\{\s*(T|F|TRUE|FALSE)\s*\}|\{[^{}]*[=~]", re.MULTILINE
-)
 
 
 def guess_format(path: Path, head: bytes) -> str | None:
-    """The format name for a file, from its first few KiB and its name; None if unsure."""
+    """The format name for a file, from its content (or its first KiB) and its name; None if unsure.
+
+    Content decides first (`bot.decks.foreign`): a JSON file is Open Trivia DB or quiz JSON by
+    what it holds, a `.yaml` file may be a Red trivia list; the suffix decides what is left.
+    """
     if head.startswith(b"PK\x03\x04"):
         return "kahoot"
-    text = head.decode("utf-8", errors="ignore").lstrip("\ufeff \t\r\n")
-    if text.startswith("<"):
-        return "moodle-xml"
-    if text.startswith(("{", "[")) and ("results" in text or "incorrect_answers" in text):
-        return "opentdb"
-    by_name = _SUFFIXES.get(path.suffix.lower())
-    if by_name is not None:
-        return by_name
-    if _AIKEN_ANSWER.search(text) and _AIKEN_CHOICE.search(text):
-        return "aiken"
-    if _GIFT_MARKS.search(text):
-        return "gift"
-    first = text.splitlines()[0].lower() if text else ""
-    if "," in first and "text" in first and "choice1" in first:
-        return "csv"
-    return None
+    text = head.decode("utf-8", errors="ignore")
+    found = identify(text, path.suffix)
+    if found is not None:
+        return found.name
+    return _SUFFIXES.get(path.suffix.lower())

@@ -53,36 +53,67 @@ def render_deck(mapping: dict[str, Any], comments: list[str]) -> str:
 
 def write_deck(text: str, out: Path) -> None:
     """Validates `text` as a deck file and writes it to `out`, which must not exist yet."""
-    size = len(text.encode("utf-8"))
-    if size > MAX_FILE_BYTES:
-        raise WriteError(
-            f"the deck would be {size:,} bytes, over the {MAX_FILE_BYTES // 1048576} MiB a deck "
-            f"file may have; split the source file and import the parts"
-        )
+    write_decks([(text, out)])
+
+
+def write_decks(files: list[tuple[str, Path]]) -> None:
+    """Validates each text as a deck and writes them all, or none: no target may exist yet.
+
+    The parts of a split import are checked together (their deck ids must differ), then linked
+    into place one by one; if one cannot be, the ones already linked are removed again.
+    """
+    for text, out in files:
+        size = len(text.encode("utf-8"))
+        if size > MAX_FILE_BYTES:
+            raise WriteError(
+                f"the deck would be {size:,} bytes, over the {MAX_FILE_BYTES // 1048576} MiB a "
+                f"deck file may have; import it with --split N (questions per deck)"
+            )
+        if not out.parent.is_dir():
+            raise WriteError(f"no folder {out.parent}; create it or choose another --out")
+        if out.exists():
+            raise WriteError(f"{out} already exists; choose another --out or remove it first")
+    temps: list[Path] = []
+    try:
+        for text, out in files:
+            temps.append(_temporary(text, out))
+        problems = load_decks(temps).problems
+        if problems:
+            first = str(problems[0])
+            for temp, (_, out) in zip(temps, files, strict=False):
+                first = first.replace(str(temp), str(out))
+            raise WriteError(
+                f"the converted deck does not validate ({len(problems)} problems), first: {first}"
+            )
+        linked: list[Path] = []
+        try:
+            for temp, (_, out) in zip(temps, files, strict=True):
+                _link(temp, out)
+                linked.append(out)
+        except WriteError:
+            for out in linked:
+                out.unlink(missing_ok=True)
+            raise
+    finally:
+        for temp in temps:
+            temp.unlink(missing_ok=True)
+
+
+def _temporary(text: str, out: Path) -> Path:
+    """`text` in a new file beside `out`, for validation before it is linked into place."""
     folder = out.parent
-    if not folder.is_dir():
-        raise WriteError(f"no folder {folder}; create it or choose another --out")
-    if out.exists():
-        raise WriteError(f"{out} already exists; choose another --out or remove it first")
     try:
         handle, temporary = tempfile.mkstemp(
             prefix=f".{out.stem}.", suffix=".importing.yaml", dir=folder
         )
     except OSError as error:
         raise WriteError(f"cannot write in {folder}: {error.strerror or error}") from None
-    temp = Path(temporary)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
-            file.write(text)
-        problems = load_decks([temp]).problems
-        if problems:
-            first = str(problems[0]).replace(str(temp), str(out))
-            raise WriteError(
-                f"the converted deck does not validate ({len(problems)} problems), first: {first}"
-            )
-        _link(temp, out)
-    finally:
-        temp.unlink(missing_ok=True)
+    with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as file:
+        file.write(text)
+    mask = os.umask(0)
+    os.umask(mask)
+    os.chmod(temporary, 0o666 & ~mask)  # a deck file as any other the user writes, not 0600
+    return Path(temporary)
 
 
 def _link(temp: Path, out: Path) -> None:
