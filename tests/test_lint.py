@@ -272,7 +272,7 @@ def test_an_explanation_that_only_names_the_answer(tmp_path: Path) -> None:
     path.write_text(
         "title: t\nlocales: [en]\nquestions:\n  - id: q\n    text: Which?\n"
         "    choices: [Paris, Rome, Oslo]\n    answer: 0\n"
-        '    explanation: "The answer is: Paris."\n',
+        '    explanation: "The answer is Paris."\n',
         encoding="utf-8",
     )
     report = load_decks([path])

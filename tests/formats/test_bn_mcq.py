@@ -29,7 +29,7 @@ def test_the_exam_imports_every_numbered_question_or_reports_it(run_import: Impo
     assert questions[2]["explanation"] == (
         "পদ্মা বহুমুখী সেতুর দৈর্ঘ্য ৬.১৫ কিলোমিটার। সেতুটি ২০২২ সালে চালু হয়।"
     )
-    assert questions[1]["explanation"] == "সঠিক উত্তর: ২৬ মার্চ।"
+    assert questions[1]["explanation"] == "উত্তর হলো ২৬ মার্চ।"
 
 
 def test_unnumbered_questions_follow_each_other_and_stray_text_is_reported() -> None:

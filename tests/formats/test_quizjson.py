@@ -70,7 +70,7 @@ def test_a_bengali_bank_with_answers_as_text(run_import: Importer) -> None:
     ]
     assert questions[0]["text"] == "বাংলাদেশের জাতীয় ফুল কী?"
     assert questions[0]["explanation"].startswith("শাপলা বাংলাদেশের জাতীয় ফুল")
-    assert questions[1]["explanation"] == "সঠিক উত্তর: ১০০°C।"
+    assert questions[1]["explanation"] == "উত্তর হলো ১০০°C।"
 
 
 def test_options_as_keys_and_answers_as_latin_or_bengali_letters(run_import: Importer) -> None:
