@@ -35,7 +35,7 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
-from bot.domain.review import Study
+from bot.domain.review import Card, Study
 from bot.domain.schedule import Schedule
 
 
@@ -314,12 +314,28 @@ class Slots(Protocol):
 
 
 class Reviews(Protocol):
-    """What review and mastery are worked out from (`bot.domain.review`): a person's answers
-    in posts and runs, and their answers in review."""
+    """Review and mastery (`bot.domain.review`): a person's cards and the server's mastery
+    board, kept as answers (posts, runs, review) are stored, so neither replays history."""
 
     async def studies(self, server_id: str, user_id: str | None = None) -> Sequence[Study]:
         """Every answer (posts, runs, review; every season) of the user in the server, or
-        of everyone in it."""
+        of everyone in it. For exports and checks: it grows with the server's history."""
+        ...
+
+    async def cards(self, server_id: str, user_id: str) -> Sequence[Card]:
+        """The person's cards: one per question they answered in the server (any season),
+        as `bot.domain.review.cards_of` works them out from their answers, kept as the
+        answers were stored (a card's due day in the server's zone at the time)."""
+        ...
+
+    async def mastery_board(self, server_id: str, limit: int) -> Sequence[Standing]:
+        """The top `limit` people of the server by questions mastered (`points`: the count;
+        `reached_at`: when it last changed), over every season: ties share a rank and go by
+        who reached their count first. Nobody with 0."""
+        ...
+
+    async def mastery_standing(self, server_id: str, user_id: str) -> Standing | None:
+        """The person's row of the mastery board, wherever they stand; None with 0."""
         ...
 
     async def record_review(

@@ -30,6 +30,7 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
+from bot.domain.review import Source, Study
 from bot.domain.scoring import meeting_points
 from bot.domain.totals import DailyPost, streak_of
 from bot.service.ports import QuestionOpen, QuizStore
@@ -246,6 +247,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
             post.server_id, post.season, new, self._settings(server_id).timezone
         )
         self._post_answers[post.id][user_id] = stored
+        self.keep_card(server_id, _played(stored))
         player = self._player(server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
 
@@ -305,6 +307,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
             run.server_id, run.season, new, self._settings(run.server_id).timezone
         )
         self._run_answers[run.id][question_id] = stored
+        self.keep_card(run.server_id, _played(stored))
         return RunAnswerOutcome(AnswerStatus.NEW, stored.record())
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
@@ -350,3 +353,14 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
             self._answers.totals(server_id, settings.season, user_id),
             self._streak(server_id, user_id),
         )
+
+
+def _played(answer: StoredAnswer) -> Study:
+    return Study(
+        answer.user_id,
+        answer.deck_id,
+        answer.question_id,
+        answer.correct,
+        answer.answered_at,
+        Source.PLAY,
+    )

@@ -5,8 +5,10 @@ On SQLite it is a few statements in the writer thread. On PostgreSQL it is one s
 (`CLICK`, data-modifying CTEs): the post read FOR SHARE, the user's first meeting with the
 question claimed, the answer inserted if the post is open and this is the user's first click
 (scoring only if the meeting was theirs to claim), the six standings rows of a scoring answer, and
-the reply's facts, in one round trip; a click that has its transaction to itself also moves
-its score counts in that statement (`CLICK_ALONE`, run in autocommit: one round trip in all).
+the reply's facts, in one round trip. Then, on both, the person's card for the question
+moves (`bot.storage.mastery`), and score and mastery counts are written at the transaction's
+end. (A click alone in its transaction used to run all of it as one statement in autocommit;
+the card's rule lives in Python, so a click now always has a transaction around it.)
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from sqlalchemy.engine import Connection
 from bot.domain.leaderboard import ALL_TIME
 from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.storage.compiled import Compiled, utc
+from bot.storage.mastery import keep_played
 from bot.storage.player import (
     MINE,
     POST_CHOICE,
@@ -52,7 +55,6 @@ from bot.storage.tables import (
     answers,
     first_meetings,
     posts,
-    score_counts,
     servers,
     standings,
 )
@@ -73,8 +75,7 @@ def _params(answer: PostAnswer) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PostAnswerWrite:
-    """One click's write, as the group commit runs it: `__call__` inside a transaction it
-    may share, `alone` (PostgreSQL) in autocommit when it has the transaction to itself."""
+    """One click's write, as the group commit runs it, inside a transaction it may share."""
 
     answer: PostAnswer
 
@@ -83,14 +84,24 @@ class PostAnswerWrite:
             row = conn.execute(CLICK, _params(self.answer)).one()
             counts = accumulate(conn, ScoreCounts)
             board = (self.answer.post.server_id, row.season)
-            for period, deck, total in json.loads(row.added) if row.added else ():
+            # json_agg comes back decoded (SQLAlchemy types it JSON); a string is decoded here.
+            added = json.loads(row.added) if isinstance(row.added, str) else row.added
+            for period, deck, total in added or ():
                 counts.move((*board, period, deck), total - row.new_points, total)
+            if row.new_id is not None:
+                answer = self.answer
+                keep_played(
+                    conn,
+                    answer.post.server_id,
+                    answer.user_id,
+                    row.deck_id,
+                    row.question_id,
+                    answer.correct,
+                    answer.at,
+                    row.timezone,
+                )
             return self._outcome(conn, row)
         return self._in_steps(conn)
-
-    def alone(self, conn: Connection) -> PostAnswerOutcome:
-        """The whole click in one statement (score counts included), in autocommit."""
-        return self._outcome(conn, conn.execute(CLICK_ALONE, _params(self.answer)).one())
 
     def _outcome(self, conn: Connection, row: AnyRow) -> PostAnswerOutcome:
         answer = self.answer
@@ -135,6 +146,16 @@ class PostAnswerWrite:
         if points:
             scored = Scored(server_id, post.season, post.deck_id, user_id, points, answer.at)
             add_points(conn, scored, before.server.timezone)
+        keep_played(
+            conn,
+            server_id,
+            user_id,
+            post.deck_id,
+            post.question_id,
+            answer.correct,
+            answer.at,
+            before.server.timezone,
+        )
         after = after_answer(before, target, answer.correct, points)
         player = after or read_player(conn, server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
@@ -188,7 +209,7 @@ def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[Co
     ]
 
 
-def _click(alone: bool) -> Select[Any]:
+def _click() -> Select[Any]:
     """The PostgreSQL click statement (see the module doc)."""
     at = bindparam("answered_at", type_=UtcDateTime())
     points = bindparam("points", type_=standings.c.points.type)
@@ -321,49 +342,14 @@ def _click(alone: bool) -> Select[Any]:
         POST_CHOICE.scalar_subquery().label("earlier"),
         *player_columns(),
     ]
-    if not alone:
-        columns.append(
-            select(
-                func.json_agg(
-                    func.json_build_array(added.c.period, added.c.deck_key, added.c.points)
-                )
-            )
-            .scalar_subquery()
-            .label("added")
+    columns.append(
+        select(
+            func.json_agg(func.json_build_array(added.c.period, added.c.deck_key, added.c.points))
         )
-    stmt = select(*columns).select_from(MINE.outerjoin(post, true()))
-    if alone:
-        moves = union_all(
-            select(
-                added.c.server_id,
-                added.c.season,
-                added.c.period,
-                added.c.deck_key,
-                added.c.points,
-                literal(1).label("users"),
-            ),
-            select(
-                added.c.server_id,
-                added.c.season,
-                added.c.period,
-                added.c.deck_key,
-                (added.c.points - scored).label("points"),
-                literal(-1).label("users"),
-            ).where(added.c.points > scored),
-        ).subquery("moves")
-        counted = postgresql.insert(score_counts).from_select(
-            ["server_id", "season", "period", "deck_key", "points", "users"],
-            select(moves).order_by(
-                moves.c.server_id, moves.c.season, moves.c.period, moves.c.deck_key, moves.c.points
-            ),
-        )
-        moved = counted.on_conflict_do_update(
-            index_elements=list(score_counts.primary_key.columns),
-            set_={"users": score_counts.c.users + counted.excluded.users},
-        ).cte("moved")
-        stmt = stmt.add_cte(moved)
-    return stmt
+        .scalar_subquery()
+        .label("added")
+    )
+    return select(*columns).select_from(MINE.outerjoin(post, true()))
 
 
-CLICK = _click(alone=False)
-CLICK_ALONE = _click(alone=True)
+CLICK = _click()
