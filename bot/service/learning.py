@@ -115,12 +115,14 @@ class Learning:
         order = review_order(actor.user_id, card, question, number)
         if not 0 <= shown_index < len(order):
             raise QuizError("stale_click")
+        # An earlier card of the question (a repeat click) would show its answer too: while
+        # a channel is guessing it, every card of it waits.
+        waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
+        if waiting:
+            raise QuizError("review_question_open", channel=next(iter(waiting.values())))
         choice: int | None = order[shown_index]
         stored = False
         if number == card.reviews:
-            waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
-            if waiting:
-                raise QuizError("review_question_open", channel=next(iter(waiting.values())))
             stored = await self.store.record_review(
                 actor.server_id,
                 actor.user_id,
