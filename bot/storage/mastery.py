@@ -14,15 +14,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, bindparam, delete, func, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import Standing
 from bot.domain.review import Card, Source, Study, after_study, local_day
-from bot.storage.scores import insert_for
+from bot.storage.compiled import Compiled
 from bot.storage.tables import cards, mastery, mastery_counts, servers
 from bot.storage.transactions import accumulate
 
@@ -35,41 +36,72 @@ _ZONE = select(servers.c.timezone).where(servers.c.server_id == bindparam("serve
 _STMTS: dict[tuple[str, str], Any] = {}
 
 
-def _stmt(conn: Connection, name: str) -> Any:
-    """The dialect's upserts, built once per dialect."""
-    key = (conn.dialect.name, name)
-    found = _STMTS.get(key)
-    if found is not None:
-        return found
+def _build(dialect: str, name: str) -> Any:
+    ins: Any
     if name == "card":
-        ins = insert_for(conn, cards)
-        found = ins.on_conflict_do_update(
+        ins = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(cards)
+        return ins.on_conflict_do_update(
             index_elements=list(_CARD_KEY),
-            set_={c: ins.excluded[c] for c in ("missed", "box", "due", "reviews", "got_right")}
-            | {"mastered": ins.excluded.mastered},
+            set_={
+                c: ins.excluded[c]
+                for c in ("missed", "box", "due", "reviews", "got_right", "mastered")
+            },
         )
-    elif name == "mastery":
-        ins = insert_for(conn, mastery)
-        found = ins.on_conflict_do_update(
+    if name == "mastery":
+        ins = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(mastery)
+        return ins.on_conflict_do_update(
             index_elements=[mastery.c.server_id, mastery.c.user_id],
             set_={
                 "mastered": mastery.c.mastered + ins.excluded.mastered,
                 "reached_at": ins.excluded.reached_at,
             },
         ).returning(mastery.c.mastered)
-    else:
-        ins = insert_for(conn, mastery_counts)
-        found = ins.on_conflict_do_update(
-            index_elements=[mastery_counts.c.server_id, mastery_counts.c.mastered],
-            set_={"users": mastery_counts.c.users + ins.excluded.users},
-        )
-    _STMTS[key] = found
+    ins = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(mastery_counts)
+    return ins.on_conflict_do_update(
+        index_elements=[mastery_counts.c.server_id, mastery_counts.c.mastered],
+        set_={"users": mastery_counts.c.users + ins.excluded.users},
+    )
+
+
+def _stmt(conn: Connection, name: str) -> Any:
+    """The dialect's upserts, built once per dialect."""
+    key = (conn.dialect.name, name)
+    found = _STMTS.get(key)
+    if found is None:
+        found = _STMTS[key] = _build(conn.dialect.name, name)
     return found
 
 
+# A click's card statements on SQLite's own cursor (`bot.storage.compiled`): SQLAlchemy's
+# per-execution bookkeeping would cost several times the statements themselves.
+_SQLITE_CARD = Compiled(_CARD)
+_SQLITE_CARD_UP = Compiled(_build("sqlite", "card"))
+_SQLITE_MASTERY_UP = Compiled(_build("sqlite", "mastery"))
+_SQLITE_ZONE = Compiled(_ZONE)
+
+
 def server_zone(conn: Connection, server_id: str) -> str:
-    zone: str | None = conn.scalar(_ZONE, {"server_id": server_id})
+    keys = {"server_id": server_id}
+    if conn.dialect.name == "sqlite":
+        zone: str | None = _SQLITE_ZONE.scalar(conn, keys)
+    else:
+        zone = conn.scalar(_ZONE, keys)
     return zone or "UTC"
+
+
+def _card_of(study: Study, row: Any) -> Card:
+    if row is None:
+        return Card(study.deck_id, study.question_id, False, 0, None, 0, False)
+    due = date.fromisoformat(row.due) if isinstance(row.due, str) else row.due
+    return Card(
+        study.deck_id,
+        study.question_id,
+        bool(row.missed),
+        int(row.box),
+        due,
+        int(row.reviews),
+        bool(row.got_right),
+    )
 
 
 def keep_card(conn: Connection, server_id: str, study: Study, zone: str | None = None) -> Card:
@@ -82,46 +114,38 @@ def keep_card(conn: Connection, server_id: str, study: Study, zone: str | None =
         "deck_id": study.deck_id,
         "question_id": study.question_id,
     }
-    query = _CARD.with_for_update() if conn.dialect.name == "postgresql" else _CARD
-    row = conn.execute(query, keys).first()
-    before = (
-        Card(study.deck_id, study.question_id, False, 0, None, 0, False)
-        if row is None
-        else Card(
-            study.deck_id,
-            study.question_id,
-            bool(row.missed),
-            int(row.box),
-            row.due,
-            int(row.reviews),
-            bool(row.got_right),
-        )
-    )
+    on_sqlite = conn.dialect.name == "sqlite"
+    if on_sqlite:
+        before = _card_of(study, _SQLITE_CARD.first(conn, keys))
+    else:  # the row locked: a person's other process cannot move it meanwhile
+        before = _card_of(study, conn.execute(_CARD.with_for_update(), keys).first())
     day = local_day(study.at, zone or server_zone(conn, server_id))
     after = after_study(before, study, day)
-    conn.execute(
-        _stmt(conn, "card"),
-        keys
-        | {
-            "missed": after.missed,
-            "box": after.box,
-            "due": after.due,
-            "reviews": after.reviews,
-            "got_right": after.right,
-            "mastered": after.mastered,
-        },
-    )
+    row = keys | {
+        "missed": after.missed,
+        "box": after.box,
+        "due": after.due,
+        "reviews": after.reviews,
+        "got_right": after.right,
+        "mastered": after.mastered,
+    }
+    if on_sqlite:
+        row["due"] = None if after.due is None else after.due.isoformat()
+        _SQLITE_CARD_UP.execute(conn, row).close()
+    else:
+        conn.execute(_stmt(conn, "card"), row)
     if after.mastered != before.mastered:
         step = 1 if after.mastered else -1
-        total = conn.execute(
-            _stmt(conn, "mastery"),
-            {
-                "server_id": server_id,
-                "user_id": study.user_id,
-                "mastered": step,
-                "reached_at": study.at,
-            },
-        ).scalar_one()
+        moved = {
+            "server_id": server_id,
+            "user_id": study.user_id,
+            "mastered": step,
+            "reached_at": study.at,
+        }
+        if on_sqlite:
+            total = int(_SQLITE_MASTERY_UP.scalar(conn, moved))
+        else:
+            total = int(conn.execute(_stmt(conn, "mastery"), moved).scalar_one())
         accumulate(conn, MasteryCounts).move(server_id, total - step, total)
     return after
 
