@@ -15,7 +15,7 @@ from datetime import date, datetime
 from typing import Protocol
 
 from bot.domain.errors import QuizError
-from bot.domain.health import Try
+from bot.domain.health import QuestionTally, Try
 from bot.domain.problems import ProblemReport
 from bot.domain.records import (
     EnabledSchedule,
@@ -230,6 +230,13 @@ class Standings(Protocol):
     async def answer_log(self, server_id: str | None, deck_id: str | None) -> Sequence[Try]:
         """Every answer (posts and runs, every season), of one server and one deck or all,
         for the question-health report."""
+        ...
+
+    async def question_tallies(
+        self, server_id: str | None, deck_id: str | None
+    ) -> Sequence[QuestionTally]:
+        """`bot.domain.health.tallies` of the answers `answer_log` would give: counted in
+        the store, a few numbers per question, for the report in chat."""
         ...
 
     async def player(self, server_id: str, user_id: str) -> Player:

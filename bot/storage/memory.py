@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from bot.domain.health import Try
+from bot.domain.health import QuestionTally, Try, tallies
 from bot.domain.records import (
     AnswerStatus,
     NewPost,
@@ -141,6 +141,11 @@ class MemoryStore(MemorySchedules, MemoryReviews, QuizStore):
             if (server_id is None or server == server_id)
             and (deck_id is None or a.deck_id == deck_id)
         ]
+
+    async def question_tallies(
+        self, server_id: str | None, deck_id: str | None
+    ) -> Sequence[QuestionTally]:
+        return tallies(await self.answer_log(server_id, deck_id))
 
     async def get_meta(self, key: str) -> str | None:
         return self._meta.get(key)
