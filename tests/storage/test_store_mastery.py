@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete
+from sqlalchemy.engine import Connection
 
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
@@ -20,11 +22,15 @@ from bot.presentation.locales import text
 from bot.presentation.review_messages import mastery_board_message
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
+from bot.storage.mastery import keep_played
 from bot.storage.memory import MemoryStore
+from bot.storage.scores import Scored, add_points
+from bot.storage.sql import SqlStore
 from bot.storage.tables import cards, mastery, mastery_counts
 from tests import factories
 from tests.storage.databases import Database, any_store
 from tests.storage.test_store_contract import new_post
+from tests.storage.test_store_migrations import statements
 from tests.storage.test_store_standings import _migrate, _on
 
 __all__ = ["any_store"]
@@ -276,3 +282,32 @@ async def test_the_migration_backfills_cards_and_counts_from_stored_answers(
         await _on(db, lambda conn, table=table: conn.execute(delete(table)))
     assert list(await store.mastery_board(S, 10)) == []
     assert await store.cards(S, "u1") == []
+
+
+async def test_shared_counts_are_written_in_one_order_whatever_came_first(
+    sql_store: SqlStore,
+) -> None:
+    """Score counts and mastery counts are rows every transaction may write; flushed by kind
+    (not by first use), two transactions never lock them in opposite orders (a deadlock on
+    PostgreSQL)."""
+    at = T0
+
+    def work(mastery_first: bool) -> Callable[[Connection], None]:
+        def run(conn: Connection) -> None:
+            user = f"w{mastery_first}"
+            steps = [
+                lambda: keep_played(conn, S, user, DECK, "q1", True, at, "UTC"),
+                lambda: add_points(conn, Scored(S, 1, DECK, user, 1, at), "UTC"),
+            ]
+            for step in steps if mastery_first else reversed(steps):
+                step()
+
+        return run
+
+    for mastery_first in (True, False):
+        with statements() as sent:
+            await sql_store._tx.write(work(mastery_first))
+        counts = [s for s in sent if "_counts" in s and s.lstrip().upper().startswith("INSERT")]
+        assert len(counts) == 2 and "mastery_counts" in counts[0], counts
+    board = await sql_store.mastery_board(S, 10)
+    assert [(r.user_id, r.points, r.rank) for r in board] == [("wFalse", 1, 1), ("wTrue", 1, 1)]
