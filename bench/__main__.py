@@ -12,14 +12,34 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench import decks, discord_bench, game_bench, leaderboard, memory, slack_bench, throughput
+from bench import (
+    decks,
+    discord_bench,
+    game_bench,
+    leaderboard,
+    mastery,
+    memory,
+    slack_bench,
+    throughput,
+)
 from bench.databases import postgres_version
 from bench.report import ROOT, Figure, failed, machine, table, write_results
 
-SECTIONS = ("answers", "slack", "discord", "game", "leaderboard", "memory", "validate")
+SECTIONS = (
+    "answers",
+    "slack",
+    "discord",
+    "game",
+    "leaderboard",
+    "mastery",
+    "memory",
+    "validate",
+)
 
 
-async def run(quick: bool, only: list[str], full_postgres: bool) -> list[Figure]:
+async def run(
+    quick: bool, only: list[str], full_postgres: bool, mastery_1e7: bool = False
+) -> list[Figure]:
     figures: list[Figure] = []
     folder = Path(tempfile.mkdtemp(prefix="quizbench-decks-"))
     try:
@@ -39,6 +59,8 @@ async def run(quick: bool, only: list[str], full_postgres: bool) -> list[Figure]
                     got = await game_bench.run(quick)
                 elif section == "leaderboard":
                     got = await leaderboard.run(quick, sqlite_only_at_1e7=not full_postgres)
+                elif section == "mastery":
+                    got = await mastery.run(quick, with_1e7=mastery_1e7)
                 elif section == "memory":
                     got = await memory.run(quick, deck_folder)
                 else:
@@ -62,10 +84,16 @@ def main() -> int:
         action="store_true",
         help="full mode: load 10^7 answers into PostgreSQL too (several minutes)",
     )
+    parser.add_argument(
+        "--mastery-1e7",
+        action="store_true",
+        help="full mode: write 10^7 answers click by click into SQLite for the mastery board"
+        " (hours)",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     info = machine(asyncio.run(postgres_version()))
-    figures = asyncio.run(run(args.quick, args.only, args.postgres_1e7))
+    figures = asyncio.run(run(args.quick, args.only, args.postgres_1e7, args.mastery_1e7))
     seconds = time.perf_counter() - started
     mode = "quick" if args.quick else "full"
     print(table(figures))

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import Enum
+from typing import Any
 
 from bot.decks.model import Deck
 from bot.domain.problems import ProblemReport
@@ -93,6 +94,51 @@ def first_tries(answers: Iterable[Try]) -> list[Try]:
     return list(first.values())
 
 
+@dataclass(frozen=True)
+class QuestionTally:
+    """A question's first tries, counted: all that its health row is worked out from, so a
+    store can count them where the answers are (`Standings.question_tallies`) and send a
+    few numbers per question instead of every answer."""
+
+    deck_id: str
+    question_id: str
+    picks: dict[int, int]
+    """First tries per choice (index as written in the deck); only choices picked."""
+    right: int
+    top: tuple[int, int]
+    """(first tries, right ones) of players in the top group."""
+    bottom: tuple[int, int]
+    """The same of the bottom group."""
+
+
+def group_size(players: int) -> int:
+    """Players in each of the top and bottom groups (Kelley's 27%), of `players`."""
+    return max(1, round(players * GROUP)) if players >= 2 else 0
+
+
+def tallies(answers: Iterable[Try]) -> list[QuestionTally]:
+    """Every answer counted into one tally per question answered (first tries only)."""
+    tries = first_tries(answers)
+    top, bottom = _groups(tries)
+    counts: defaultdict[tuple[str, str], list[Any]] = defaultdict(
+        lambda: [Counter[int](), 0, 0, 0, 0, 0]
+    )
+    for t in tries:
+        row = counts[(t.deck_id, t.question_id)]
+        row[0][t.choice] += 1
+        row[1] += t.correct
+        if t.user_id in top:
+            row[2] += 1
+            row[3] += t.correct
+        if t.user_id in bottom:
+            row[4] += 1
+            row[5] += t.correct
+    return [
+        QuestionTally(deck, question, dict(picks), right, (tn, tr), (bn, br))
+        for (deck, question), (picks, right, tn, tr, bn, br) in counts.items()
+    ]
+
+
 def health(
     answers: Iterable[Try],
     questions: dict[tuple[str, str], tuple[int, int]],
@@ -101,16 +147,21 @@ def health(
     """Per question of `questions` ((deck, question) -> (how many choices, the right one's
     index)), in that order, from every answer; `reported`: the (deck, question) of each
     problem report."""
+    return health_of(tallies(answers), questions, reported)
+
+
+def health_of(
+    counted: Iterable[QuestionTally],
+    questions: dict[tuple[str, str], tuple[int, int]],
+    reported: Iterable[tuple[str, str]] = (),
+) -> list[QuestionHealth]:
+    """`health` from the questions' tallies."""
     reports = Counter(reported)
-    tries = first_tries(answers)
-    top, bottom = _groups(tries)
-    by_question: defaultdict[tuple[str, str], list[Try]] = defaultdict(list)
-    for t in tries:
-        by_question[(t.deck_id, t.question_id)].append(t)
+    by_question = {(t.deck_id, t.question_id): t for t in counted}
     report = []
     for key, (count, answer) in questions.items():
-        mine = by_question.get(key, [])
-        row = _one(key, count, answer, mine, top, bottom)
+        tally = by_question.get(key) or QuestionTally(key[0], key[1], {}, 0, (0, 0), (0, 0))
+        row = _one(key, count, answer, tally)
         if reports[key]:
             row = replace(row, flags=(*row.flags, Flag.REPORTED), reports=reports[key])
         report.append(row)
@@ -124,44 +175,35 @@ def _groups(tries: Sequence[Try]) -> tuple[set[str], set[str]]:
     for t in tries:
         right[t.user_id].append(t.correct)
     ranked = sorted(right, key=lambda u: (sum(right[u]) / len(right[u]), u))
-    size = max(1, round(len(ranked) * GROUP)) if len(ranked) >= 2 else 0
+    size = group_size(len(ranked))
     return set(ranked[len(ranked) - size :]) if size else set(), set(ranked[:size])
 
 
-def _share(tries: Sequence[Try]) -> float | None:
-    return sum(t.correct for t in tries) / len(tries) if tries else None
+def _share(tried: int, right: int) -> float | None:
+    return right / tried if tried else None
 
 
-def _one(
-    key: tuple[str, str],
-    count: int,
-    answer: int,
-    mine: list[Try],
-    top: set[str],
-    bottom: set[str],
-) -> QuestionHealth:
+def _one(key: tuple[str, str], count: int, answer: int, tally: QuestionTally) -> QuestionHealth:
     picks = {index: 0 for index in range(count)}
-    for t in mine:
-        picks[t.choice] = picks.get(t.choice, 0) + 1
-    right = _share(mine) or 0.0
-    high = _share([t for t in mine if t.user_id in top])
-    low = _share([t for t in mine if t.user_id in bottom])
+    for choice, n in sorted(tally.picks.items()):
+        picks[choice] = picks.get(choice, 0) + n
+    answered = sum(tally.picks.values())
+    right = _share(answered, tally.right) or 0.0
+    high = _share(*tally.top)
+    low = _share(*tally.bottom)
     discrimination = None if high is None or low is None else high - low
     flags: list[Flag] = []
-    if len(mine) >= ENOUGH and right >= TOO_EASY:
+    if answered >= ENOUGH and right >= TOO_EASY:
         flags.append(Flag.TOO_EASY)
-    if len(mine) >= ENOUGH and right <= TOO_HARD:
+    if answered >= ENOUGH and right <= TOO_HARD:
         flags.append(Flag.TOO_HARD)
-    if sum(1 for t in mine if not t.correct) >= ENOUGH and any(
-        picks[i] == 0 for i in range(count) if i != answer
-    ):
+    if answered - tally.right >= ENOUGH and any(picks[i] == 0 for i in range(count) if i != answer):
         flags.append(Flag.DEAD_CHOICE)
-    in_top = sum(1 for t in mine if t.user_id in top)
-    in_bottom = sum(1 for t in mine if t.user_id in bottom)
+    in_top, in_bottom = tally.top[0], tally.bottom[0]
     if (
         discrimination is not None
         and discrimination < NEGATIVE
         and min(in_top, in_bottom) >= ENOUGH
     ):
         flags.append(Flag.NEGATIVE)
-    return QuestionHealth(key[0], key[1], len(mine), right, picks, discrimination, tuple(flags))
+    return QuestionHealth(key[0], key[1], answered, right, picks, discrimination, tuple(flags))

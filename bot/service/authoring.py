@@ -9,7 +9,7 @@ from bot.decks.model import Deck, DeckLibrary, Question
 from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
-from bot.domain.health import HealthView, health
+from bot.domain.health import HealthView, health_of
 from bot.domain.problems import (
     DAILY_REPORTS,
     REPORT_WINDOW,
@@ -78,10 +78,11 @@ class Authoring:
         if not actor.is_admin:
             raise QuizError("admin_only")
         deck = self.deck(deck_id)
-        log = await self.store.answer_log(actor.server_id, deck.id)
+        # Counted in the store (a few numbers per question), not every answer read here.
+        counted = await self.store.question_tallies(actor.server_id, deck.id)
         reports = await self.store.problem_reports(actor.server_id, deck.id)
         questions = {(deck.id, q.id): (len(q.choices), q.answer) for q in deck}
-        rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
+        rows = health_of(counted, questions, [(r.deck_id, r.question_id) for r in reports])
         return HealthView(deck, rows, reports, await self.ui_locale(actor))
 
 

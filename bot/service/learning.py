@@ -1,8 +1,11 @@
 """Review of misses and mastery: a part of `Quiz` (its base class), like `Runs`.
 
-A person's cards are worked out on each call from their answers (`bot.domain.review`); the
-only write is a review answer, numbered so that one shown review question counts once.
-Review never scores: its answers are kept apart from the leaderboards' tables.
+A person's cards (`bot.domain.review`) are kept by the store as each answer is stored, and
+the mastery board from per-person counts kept alongside, so no call here replays a person's
+or a server's history. The only write is a review answer, numbered so that one shown review
+question counts once. Review never scores: its answers are kept apart from the leaderboards'
+tables. (The board counts what a person mastered in any deck they answered; `/quiz stats`
+counts the loaded decks' questions only.)
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
 from bot.domain.leaderboard import TOP, Leaderboard, Period
 from bot.domain.mastery import Mastery, mastery_of
-from bot.domain.records import Standing
 from bot.domain.review import (
     Card,
     ReviewDone,
@@ -25,7 +27,6 @@ from bot.domain.review import (
     Source,
     Study,
     after_study,
-    cards_of,
     due_cards,
     local_day,
     next_due,
@@ -47,11 +48,12 @@ class Learning:
     ui_locale: Callable[[Actor], Awaitable[str]]
 
     async def _cards(self, actor: Actor, user_id: str | None = None) -> tuple[Cards, date]:
-        """The person's cards, and today in the server's time zone."""
+        """The person's cards (one per question they met, kept as answers are stored: no
+        replay of their history), and today in the server's time zone."""
         server = await self.store.server(actor.server_id)
-        studies = await self.store.studies(actor.server_id, user_id or actor.user_id)
+        cards = await self.store.cards(actor.server_id, user_id or actor.user_id)
         today = local_day(self.clock.now(), server.timezone)
-        return cards_of(studies, server.timezone), today
+        return {(c.deck_id, c.question_id): c for c in cards}, today
 
     def topics(self) -> list[str]:
         """Every tag of the loaded decks, by name."""
@@ -113,12 +115,14 @@ class Learning:
         order = review_order(actor.user_id, card, question, number)
         if not 0 <= shown_index < len(order):
             raise QuizError("stale_click")
+        # An earlier card of the question (a repeat click) would show its answer too: while
+        # a channel is guessing it, every card of it waits.
+        waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
+        if waiting:
+            raise QuizError("review_question_open", channel=next(iter(waiting.values())))
         choice: int | None = order[shown_index]
         stored = False
         if number == card.reviews:
-            waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
-            if waiting:
-                raise QuizError("review_question_open", channel=next(iter(waiting.values())))
             stored = await self.store.record_review(
                 actor.server_id,
                 actor.user_id,
@@ -188,29 +192,19 @@ class Learning:
 
     async def mastery_board(self, actor: Actor) -> Leaderboard:
         """`/quiz leaderboard mastery`: the server's people by questions mastered (ties share
-        a rank), over every season: what a newcomer can climb and speed cannot buy."""
-        server = await self.store.server(actor.server_id)
-        today = local_day(self.clock.now(), server.timezone)
-        people: dict[str, list[Study]] = {}
-        for s in await self.store.studies(actor.server_id):
-            people.setdefault(s.user_id, []).append(s)
-        counts = {
-            user: mastery_of(self.decks, cards_of(studies, server.timezone), today).mastered
-            for user, studies in people.items()
-        }
-        ranked = sorted(((n, u) for u, n in counts.items() if n > 0), key=lambda p: (-p[0], p[1]))
-        rows = [
-            Standing(user, n, self.clock.now(), 1 + sum(1 for m, _ in ranked if m > n))
-            for n, user in ranked
-        ]
+        a rank), over every season: what a newcomer can climb and speed cannot buy. Read
+        from the counts kept as answers are stored, ranked in the store: ten rows and the
+        caller's, whatever the server's history."""
+        rows = list(await self.store.mastery_board(actor.server_id, TOP))
         me = next((r for r in rows if r.user_id == actor.user_id), None)
-        top = rows[:TOP]
-        others = [r.user_id for r in top if r.user_id != actor.user_id]
+        if me is None:
+            me = await self.store.mastery_standing(actor.server_id, actor.user_id)
+        others = [r.user_id for r in rows if r.user_id != actor.user_id]
         hidden = await self.store.hidden_among(actor.server_id, others)
         return Leaderboard(
             period=Period.ALL,
             deck_id=None,
-            rows=top,
+            rows=rows,
             me=me,
             caller_id=actor.user_id,
             locale=await self.ui_locale(actor),

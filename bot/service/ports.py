@@ -16,7 +16,7 @@ from typing import Protocol
 
 from bot.domain.errors import QuizError
 from bot.domain.game import GameRecord, GameScore, GameState, NewGame, Phase, Placing
-from bot.domain.health import Try
+from bot.domain.health import QuestionTally, Try
 from bot.domain.problems import ProblemReport
 from bot.domain.records import (
     EnabledSchedule,
@@ -36,7 +36,7 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
-from bot.domain.review import Study
+from bot.domain.review import Card, Study
 from bot.domain.schedule import Schedule
 
 
@@ -233,6 +233,13 @@ class Standings(Protocol):
         for the question-health report."""
         ...
 
+    async def question_tallies(
+        self, server_id: str | None, deck_id: str | None
+    ) -> Sequence[QuestionTally]:
+        """`bot.domain.health.tallies` of the answers `answer_log` would give: counted in
+        the store, a few numbers per question, for the report in chat."""
+        ...
+
     async def player(self, server_id: str, user_id: str) -> Player:
         """The server's settings, the user's language, totals and streak, in one read."""
         ...
@@ -315,12 +322,28 @@ class Slots(Protocol):
 
 
 class Reviews(Protocol):
-    """What review and mastery are worked out from (`bot.domain.review`): a person's answers
-    in posts and runs, and their answers in review."""
+    """Review and mastery (`bot.domain.review`): a person's cards and the server's mastery
+    board, kept as answers (posts, runs, review) are stored, so neither replays history."""
 
     async def studies(self, server_id: str, user_id: str | None = None) -> Sequence[Study]:
         """Every answer (posts, runs, review; every season) of the user in the server, or
-        of everyone in it."""
+        of everyone in it. For exports and checks: it grows with the server's history."""
+        ...
+
+    async def cards(self, server_id: str, user_id: str) -> Sequence[Card]:
+        """The person's cards: one per question they answered in the server (any season),
+        as `bot.domain.review.cards_of` works them out from their answers, kept as the
+        answers were stored (a card's due day in the server's zone at the time)."""
+        ...
+
+    async def mastery_board(self, server_id: str, limit: int) -> Sequence[Standing]:
+        """The top `limit` people of the server by questions mastered (`points`: the count;
+        `reached_at`: when it last changed), over every season: ties share a rank and go by
+        who reached their count first. Nobody with 0."""
+        ...
+
+    async def mastery_standing(self, server_id: str, user_id: str) -> Standing | None:
+        """The person's row of the mastery board, wherever they stand; None with 0."""
         ...
 
     async def record_review(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from bot.domain.health import Try
+from bot.domain.health import QuestionTally, Try, tallies
 from bot.domain.records import (
     AnswerStatus,
     NewPost,
@@ -30,6 +30,7 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
+from bot.domain.review import Source, Study
 from bot.domain.scoring import meeting_points
 from bot.domain.totals import DailyPost, streak_of
 from bot.service.ports import QuestionOpen, QuizStore
@@ -144,6 +145,11 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             and (deck_id is None or a.deck_id == deck_id)
         ]
 
+    async def question_tallies(
+        self, server_id: str | None, deck_id: str | None
+    ) -> Sequence[QuestionTally]:
+        return tallies(await self.answer_log(server_id, deck_id))
+
     async def get_meta(self, key: str) -> str | None:
         return self._meta.get(key)
 
@@ -250,6 +256,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             post.server_id, post.season, new, self._settings(server_id).timezone
         )
         self._post_answers[post.id][user_id] = stored
+        self.keep_card(server_id, _played(stored))
         player = self._player(server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
 
@@ -309,6 +316,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             run.server_id, run.season, new, self._settings(run.server_id).timezone
         )
         self._run_answers[run.id][question_id] = stored
+        self.keep_card(run.server_id, _played(stored))
         return RunAnswerOutcome(AnswerStatus.NEW, stored.record())
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
@@ -354,3 +362,14 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             self._answers.totals(server_id, settings.season, user_id),
             self._streak(server_id, user_id),
         )
+
+
+def _played(answer: StoredAnswer) -> Study:
+    return Study(
+        answer.user_id,
+        answer.deck_id,
+        answer.question_id,
+        answer.correct,
+        answer.answered_at,
+        Source.PLAY,
+    )

@@ -7,7 +7,9 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.domain.problems import ProblemReport
-from bot.domain.review import Source, Study
+from bot.domain.records import ServerSettings, Standing
+from bot.domain.review import Card, Source, Study, after_study, local_day
+from bot.domain.scoring import ranked
 from bot.service.ports import Problems, Reviews
 from bot.storage.memory_answers import Answers
 
@@ -19,6 +21,41 @@ class MemoryReviews(Reviews, Problems):
         self._reviews: dict[tuple[str, str, str, str, int], Study] = {}
         """(server, user, deck, question, number) -> the review answer: one per number."""
         self._reports: list[ProblemReport] = []
+        self._cards: dict[tuple[str, str], dict[tuple[str, str], Card]] = {}
+        """(server, user) -> their cards by (deck, question), moved as answers are kept."""
+        self._mastered: dict[tuple[str, str], tuple[int, datetime]] = {}
+        """(server, user) -> questions mastered, and when that count last changed."""
+
+    def _settings(self, server_id: str) -> ServerSettings:
+        raise NotImplementedError  # MemoryStore's
+
+    def keep_card(self, server_id: str, study: Study) -> None:
+        """Moves the person's card by one stored answer, as the SQL store does."""
+        mine = self._cards.setdefault((server_id, study.user_id), {})
+        key = (study.deck_id, study.question_id)
+        before = mine.get(key) or Card(study.deck_id, study.question_id, False, 0, None, 0, False)
+        zone = self._settings(server_id).timezone
+        after = mine[key] = after_study(before, study, local_day(study.at, zone))
+        if after.mastered != before.mastered:
+            count, _ = self._mastered.get((server_id, study.user_id), (0, study.at))
+            step = 1 if after.mastered else -1
+            self._mastered[(server_id, study.user_id)] = (count + step, study.at)
+
+    async def cards(self, server_id: str, user_id: str) -> Sequence[Card]:
+        return list(self._cards.get((server_id, user_id), {}).values())
+
+    def _mastery_board(self, server_id: str) -> list[Standing]:
+        return ranked(
+            (user, count, at)
+            for (server, user), (count, at) in self._mastered.items()
+            if server == server_id
+        )
+
+    async def mastery_board(self, server_id: str, limit: int) -> Sequence[Standing]:
+        return self._mastery_board(server_id)[:limit]
+
+    async def mastery_standing(self, server_id: str, user_id: str) -> Standing | None:
+        return next((s for s in self._mastery_board(server_id) if s.user_id == user_id), None)
 
     async def studies(self, server_id: str, user_id: str | None = None) -> Sequence[Study]:
         played = [
@@ -49,7 +86,9 @@ class MemoryReviews(Reviews, Problems):
         key = (server_id, user_id, deck_id, question_id, number)
         if key in self._reviews:
             return False
-        self._reviews[key] = Study(user_id, deck_id, question_id, correct, at, Source.REVIEW)
+        study = Study(user_id, deck_id, question_id, correct, at, Source.REVIEW)
+        self._reviews[key] = study
+        self.keep_card(server_id, study)
         return True
 
     async def report_problem(self, report: ProblemReport) -> int:
@@ -87,6 +126,8 @@ class MemoryReviews(Reviews, Problems):
         ]
 
     def forget_reviews(self, server_id: str, user_id: str) -> None:
+        self._cards.pop((server_id, user_id), None)
+        self._mastered.pop((server_id, user_id), None)
         self._reviews = {
             k: s for k, s in self._reviews.items() if (k[0], k[1]) != (server_id, user_id)
         }

@@ -5,8 +5,12 @@ On SQLite it is a few statements in the writer thread. On PostgreSQL it is one s
 (`CLICK`, data-modifying CTEs): the post read FOR SHARE, the user's first meeting with the
 question claimed, the answer inserted if the post is open and this is the user's first click
 (scoring only if the meeting was theirs to claim), the six standings rows of a scoring answer, and
-the reply's facts, in one round trip; a click that has its transaction to itself also moves
-its score counts in that statement (`CLICK_ALONE`, run in autocommit: one round trip in all).
+the reply's facts, and the person's card for the question moved (the answer's part of
+`bot.domain.review.after_study`, in SQL) with their mastery count when it flips, in one
+round trip. On SQLite the card moves in Python (`bot.storage.mastery.keep_played`). Score and
+mastery counts, shared by everyone, are written at the transaction's end. (A click alone in
+its transaction used to run as one autocommit statement with its score counts; with two
+kinds of shared counts to write in one order, a click now always has a transaction.)
 """
 
 from __future__ import annotations
@@ -17,13 +21,18 @@ from typing import Any
 
 from sqlalchemy import (
     ColumnElement,
+    Date,
     Select,
     String,
     bindparam,
     case,
+    cast,
     exists,
+    false,
     func,
     literal,
+    null,
+    or_,
     select,
     true,
     union_all,
@@ -34,6 +43,7 @@ from sqlalchemy.engine import Connection
 from bot.domain.leaderboard import ALL_TIME
 from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.storage.compiled import Compiled, utc
+from bot.storage.mastery import MasteryCounts, keep_played
 from bot.storage.player import (
     MINE,
     POST_CHOICE,
@@ -50,9 +60,10 @@ from bot.storage.tables import (
     ALL_DECKS,
     UtcDateTime,
     answers,
+    cards,
     first_meetings,
+    mastery,
     posts,
-    score_counts,
     servers,
     standings,
 )
@@ -73,8 +84,7 @@ def _params(answer: PostAnswer) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class PostAnswerWrite:
-    """One click's write, as the group commit runs it: `__call__` inside a transaction it
-    may share, `alone` (PostgreSQL) in autocommit when it has the transaction to itself."""
+    """One click's write, as the group commit runs it, inside a transaction it may share."""
 
     answer: PostAnswer
 
@@ -83,14 +93,17 @@ class PostAnswerWrite:
             row = conn.execute(CLICK, _params(self.answer)).one()
             counts = accumulate(conn, ScoreCounts)
             board = (self.answer.post.server_id, row.season)
-            for period, deck, total in json.loads(row.added) if row.added else ():
+            # json_agg comes back decoded (SQLAlchemy types it JSON); a string is decoded here.
+            added = json.loads(row.added) if isinstance(row.added, str) else row.added
+            for period, deck, total in added or ():
                 counts.move((*board, period, deck), total - row.new_points, total)
+            if row.mastery_total is not None:  # the card's `mastered` flipped
+                step = 1 if row.card_now else -1
+                accumulate(conn, MasteryCounts).move(
+                    self.answer.post.server_id, row.mastery_total - step, row.mastery_total
+                )
             return self._outcome(conn, row)
         return self._in_steps(conn)
-
-    def alone(self, conn: Connection) -> PostAnswerOutcome:
-        """The whole click in one statement (score counts included), in autocommit."""
-        return self._outcome(conn, conn.execute(CLICK_ALONE, _params(self.answer)).one())
 
     def _outcome(self, conn: Connection, row: AnyRow) -> PostAnswerOutcome:
         answer = self.answer
@@ -135,6 +148,16 @@ class PostAnswerWrite:
         if points:
             scored = Scored(server_id, post.season, post.deck_id, user_id, points, answer.at)
             add_points(conn, scored, before.server.timezone)
+        keep_played(
+            conn,
+            server_id,
+            user_id,
+            post.deck_id,
+            post.question_id,
+            answer.correct,
+            answer.at,
+            before.server.timezone,
+        )
         after = after_answer(before, target, answer.correct, points)
         player = after or read_player(conn, server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
@@ -188,7 +211,7 @@ def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[Co
     ]
 
 
-def _click(alone: bool) -> Select[Any]:
+def _click() -> Select[Any]:
     """The PostgreSQL click statement (see the module doc)."""
     at = bindparam("answered_at", type_=UtcDateTime())
     points = bindparam("points", type_=standings.c.points.type)
@@ -259,6 +282,7 @@ def _click(alone: bool) -> Select[Any]:
             answers.c.server_id,
             answers.c.season,
             answers.c.deck_id,
+            answers.c.question_id,
             answers.c.points,
         )
         .cte("new_answer")
@@ -314,56 +338,103 @@ def _click(alone: bool) -> Select[Any]:
         )
         .cte("added")
     )
+    card_now, mastery_total = _card_ctes(post, new_answer, at, zone)
     columns: list[Any] = [
         post,
         select(new_answer.c.id).scalar_subquery().label("new_id"),
+        card_now.label("card_now"),
+        mastery_total.label("mastery_total"),
         scored.label("new_points"),
         POST_CHOICE.scalar_subquery().label("earlier"),
         *player_columns(),
     ]
-    if not alone:
-        columns.append(
-            select(
-                func.json_agg(
-                    func.json_build_array(added.c.period, added.c.deck_key, added.c.points)
-                )
-            )
-            .scalar_subquery()
-            .label("added")
+    columns.append(
+        select(
+            func.json_agg(func.json_build_array(added.c.period, added.c.deck_key, added.c.points))
         )
-    stmt = select(*columns).select_from(MINE.outerjoin(post, true()))
-    if alone:
-        moves = union_all(
-            select(
-                added.c.server_id,
-                added.c.season,
-                added.c.period,
-                added.c.deck_key,
-                added.c.points,
-                literal(1).label("users"),
-            ),
-            select(
-                added.c.server_id,
-                added.c.season,
-                added.c.period,
-                added.c.deck_key,
-                (added.c.points - scored).label("points"),
-                literal(-1).label("users"),
-            ).where(added.c.points > scored),
-        ).subquery("moves")
-        counted = postgresql.insert(score_counts).from_select(
-            ["server_id", "season", "period", "deck_key", "points", "users"],
-            select(moves).order_by(
-                moves.c.server_id, moves.c.season, moves.c.period, moves.c.deck_key, moves.c.points
-            ),
-        )
-        moved = counted.on_conflict_do_update(
-            index_elements=list(score_counts.primary_key.columns),
-            set_={"users": score_counts.c.users + counted.excluded.users},
-        ).cte("moved")
-        stmt = stmt.add_cte(moved)
-    return stmt
+        .scalar_subquery()
+        .label("added")
+    )
+    return select(*columns).select_from(MINE.outerjoin(post, true()))
 
 
-CLICK = _click(alone=False)
-CLICK_ALONE = _click(alone=True)
+def _card_ctes(post: Any, new_answer: Any, at: Any, zone: Any) -> tuple[Any, Any]:
+    """`bot.domain.review.after_study` for an answer to a post, in the click statement: the
+    card's row moved (right: `got_right`; wrong: missed, box 0, due today in the server's
+    zone) and the person's mastery count when `mastered` flips. The card as it was is read
+    from the statement's snapshot. A contract test holds this to the domain's rule."""
+    correct = bindparam("correct", type_=cards.c.got_right.type)
+    user: Any = bindparam("user_id")
+    was = (
+        select(cards.c.mastered)
+        .where(
+            cards.c.server_id == post.c.server_id,
+            cards.c.user_id == user,
+            cards.c.deck_id == post.c.deck_id,
+            cards.c.question_id == post.c.question_id,
+        )
+        .scalar_subquery()
+    )
+    today = cast(func.timezone(zone, at), Date)
+    ins = postgresql.insert(cards).from_select(
+        [c.name for c in cards.c],
+        select(
+            new_answer.c.server_id,
+            user,
+            new_answer.c.deck_id,
+            new_answer.c.question_id,
+            ~correct,
+            literal(0),
+            case((correct, null()), else_=today),
+            literal(0),
+            correct,
+            correct,
+        ),
+    )
+    missed_now = ins.excluded.missed
+    card_up = (
+        ins.on_conflict_do_update(
+            index_elements=[
+                cards.c.server_id,
+                cards.c.user_id,
+                cards.c.deck_id,
+                cards.c.question_id,
+            ],
+            set_={
+                "missed": or_(cards.c.missed, missed_now),
+                "box": case((missed_now, 0), else_=cards.c.box),
+                "due": case((missed_now, ins.excluded.due), else_=cards.c.due),
+                "got_right": or_(cards.c.got_right, ins.excluded.got_right),
+                "mastered": case(
+                    (missed_now, false()), (cards.c.missed, cards.c.box >= 1), else_=true()
+                ),
+            },
+        )
+        .returning(cards.c.server_id, cards.c.user_id, cards.c.mastered)
+        .cte("card_up")
+    )
+    step = case((card_up.c.mastered, 1), else_=-1)
+    counted = postgresql.insert(mastery).from_select(
+        ["server_id", "user_id", "mastered", "reached_at"],
+        select(card_up.c.server_id, card_up.c.user_id, step, at).where(
+            card_up.c.mastered != func.coalesce(was, false())
+        ),
+    )
+    moved = (
+        counted.on_conflict_do_update(
+            index_elements=[mastery.c.server_id, mastery.c.user_id],
+            set_={
+                "mastered": mastery.c.mastered + counted.excluded.mastered,
+                "reached_at": counted.excluded.reached_at,
+            },
+        )
+        .returning(mastery.c.mastered)
+        .cte("mastery_moved")
+    )
+    return (
+        select(card_up.c.mastered).scalar_subquery(),
+        select(moved.c.mastered).scalar_subquery(),
+    )
+
+
+CLICK = _click()

@@ -10,9 +10,11 @@ from sqlalchemy import Select, literal, or_, select, union_all, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.problems import ProblemReport, Reason
-from bot.domain.review import Source, Study
+from bot.domain.records import Standing
+from bot.domain.review import Card, Source, Study
 from bot.service.ports import Problems, Reviews
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.mastery import keep_card, read_board, read_cards, read_standing
 from bot.storage.player import AnyRow
 from bot.storage.tables import answers, problem_reports, review_answers
 
@@ -48,6 +50,24 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
             for r in rows
         ]
 
+    async def cards(self, server_id: str, user_id: str) -> Sequence[Card]:
+        def read(conn: Connection) -> Sequence[Card]:
+            return read_cards(conn, server_id, user_id)
+
+        return await self._tx.read(read)
+
+    async def mastery_board(self, server_id: str, limit: int) -> Sequence[Standing]:
+        def read(conn: Connection) -> Sequence[Standing]:
+            return read_board(conn, server_id, limit)
+
+        return await self._tx.read(read)
+
+    async def mastery_standing(self, server_id: str, user_id: str) -> Standing | None:
+        def read(conn: Connection) -> Standing | None:
+            return read_standing(conn, server_id, user_id)
+
+        return await self._tx.read(read, snapshot=True)
+
     async def record_review(
         self,
         server_id: str,
@@ -77,8 +97,13 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
             .returning(review_answers.c.id)
         )
 
+        study = Study(user_id, deck_id, question_id, correct, at, Source.REVIEW)
+
         def write(conn: Connection) -> bool:
-            return conn.execute(stmt).first() is not None
+            if conn.execute(stmt).first() is None:
+                return False
+            keep_card(conn, server_id, study)
+            return True
 
         return await self._tx.write(write, deadline=deadline, key=(server_id, user_id))
 

@@ -17,6 +17,7 @@ from bot.domain.records import AnswerStatus, RunAnswerOutcome, RunAnswerRecord, 
 from bot.domain.scoring import meeting_points
 from bot.service.ports import Runs
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.mastery import keep_played, server_zone
 from bot.storage.records import run_answer_record, run_record
 from bot.storage.scores import Scored, add_points
 from bot.storage.tables import (
@@ -25,7 +26,6 @@ from bot.storage.tables import (
     answers,
     first_meetings,
     runs,
-    servers,
 )
 
 
@@ -122,12 +122,13 @@ class SqlRuns(SqlAggregate, Runs):
                 .returning(answers.c.id)
             ).first()
             if stored is not None:
+                zone = server_zone(conn, run.server_id)
                 if points > 0:
-                    zone = conn.scalar(
-                        select(servers.c.timezone).where(servers.c.server_id == run.server_id)
-                    )
                     scored = Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at)
-                    add_points(conn, scored, zone or "UTC")
+                    add_points(conn, scored, zone)
+                keep_played(
+                    conn, run.server_id, run.user_id, run.deck_id, question_id, correct, at, zone
+                )
                 return RunAnswerOutcome(
                     AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
                 )

@@ -11,6 +11,7 @@ from sqlalchemy.engine import Connection
 from bot.domain.records import ServerSettings
 from bot.service.ports import Servers
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.mastery import forget_mastery
 from bot.storage.player import SERVER, USER_LOCALE, server_settings
 from bot.storage.scores import ScoreCounts
 from bot.storage.tables import (
@@ -111,6 +112,7 @@ class SqlServers(SqlAggregate, Servers):
             ):
                 counts.leave((server_id, row.season, row.period, row.deck_key), row.points)
             conn.execute(delete(standings).where(where(standings)))
+            forget_mastery(conn, server_id, user_id)
             answered = conn.execute(delete(answers).where(where(answers))).rowcount
             forgotten = (runs, first_meetings, review_answers, problem_reports, game_results)
             for table in (*forgotten, user_settings):

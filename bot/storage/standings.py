@@ -9,11 +9,12 @@ themselves. Totals and the streak are aggregates over covering indexes
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from sqlalchemy import ColumnElement, FromClause, Subquery, func, select
+from sqlalchemy import ColumnElement, Float, FromClause, Subquery, and_, case, cast, func, select
 from sqlalchemy.engine import Connection
 
-from bot.domain.health import Try
+from bot.domain.health import QuestionTally, Try, group_size
 from bot.domain.records import Player, Standing, StandingsQuery, Totals
 from bot.service.ports import Standings
 from bot.storage.aggregate import SqlAggregate
@@ -50,6 +51,72 @@ class SqlStandings(SqlAggregate, Standings):
             )
             for r in await self._all(stmt)
         ]
+
+    async def question_tallies(
+        self, server_id: str | None, deck_id: str | None
+    ) -> Sequence[QuestionTally]:
+        """`bot.domain.health.tallies` in SQL: first tries, players' groups and the counts
+        per question and choice are worked out where the answers are; what comes back is a
+        few numbers per question and choice, whatever the server's history."""
+        tries = _first_tries(server_id, deck_id)
+        players = (
+            select(
+                tries.c.server_id,
+                tries.c.user_id,
+                (cast(func.sum(tries.c.ok), Float) / func.count()).label("accuracy"),
+            )
+            .group_by(tries.c.server_id, tries.c.user_id)
+            .cte("players")
+        )
+
+        def read(conn: Connection) -> Sequence[QuestionTally]:
+            everyone = int(conn.scalar(select(func.count()).select_from(players)) or 0)
+            size = group_size(everyone)
+            person: ColumnElement[str] = players.c.server_id + "/" + players.c.user_id
+            if conn.dialect.name == "postgresql":  # ordered as Python orders str
+                person = person.collate("C")
+            placed = select(
+                players.c.server_id,
+                players.c.user_id,
+                func.row_number().over(order_by=[players.c.accuracy, person]).label("pos"),
+            ).cte("placed")
+            top = placed.c.pos > everyone - size
+            bottom = placed.c.pos <= size
+            right = tries.c.ok == 1
+            stmt = (
+                select(
+                    tries.c.deck_id,
+                    tries.c.question_id,
+                    tries.c.choice,
+                    func.count().label("tried"),
+                    func.sum(tries.c.ok).label("right"),
+                    func.sum(case((top, 1), else_=0)).label("top"),
+                    func.sum(case((and_(top, right), 1), else_=0)).label("top_right"),
+                    func.sum(case((bottom, 1), else_=0)).label("bottom"),
+                    func.sum(case((and_(bottom, right), 1), else_=0)).label("bottom_right"),
+                )
+                .join_from(
+                    tries,
+                    placed,
+                    and_(
+                        placed.c.server_id == tries.c.server_id,
+                        placed.c.user_id == tries.c.user_id,
+                    ),
+                )
+                .group_by(tries.c.deck_id, tries.c.question_id, tries.c.choice)
+            )
+            counted: dict[tuple[str, str], list[Any]] = {}
+            for r in conn.execute(stmt):
+                row = counted.setdefault((r.deck_id, r.question_id), [{}, 0, 0, 0, 0, 0])
+                row[0][int(r.choice)] = int(r.tried)
+                for i, n in enumerate((r.right, r.top, r.top_right, r.bottom, r.bottom_right)):
+                    row[i + 1] += int(n)
+            return [
+                QuestionTally(deck, question, picks, right, (tn, tr), (bn, br))
+                for (deck, question), (picks, right, tn, tr, bn, br) in counted.items()
+            ]
+
+        return await self._tx.read(read, snapshot=True)
 
     async def standings(self, query: StandingsQuery, limit: int) -> Sequence[Standing]:
         if query.period is not None:
@@ -150,3 +217,31 @@ def _ranked(query: StandingsQuery) -> Subquery:
         per_user,
         func.rank().over(order_by=per_user.c.points.desc()).label("rank"),
     ).subquery("ranked")
+
+
+def _first_tries(server_id: str | None, deck_id: str | None) -> Any:
+    """Each person's earliest answer to each question (`bot.domain.health.first_tries`)."""
+    where = []
+    if server_id is not None:
+        where.append(answers.c.server_id == server_id)
+    if deck_id is not None:
+        where.append(answers.c.deck_id == deck_id)
+    person_question = [
+        answers.c.server_id,
+        answers.c.user_id,
+        answers.c.deck_id,
+        answers.c.question_id,
+    ]
+    numbered = (
+        select(
+            *person_question,
+            answers.c.choice,
+            case((answers.c.correct, 1), else_=0).label("ok"),
+            func.row_number()
+            .over(partition_by=person_question, order_by=[answers.c.answered_at, answers.c.id])
+            .label("nth"),
+        )
+        .where(*where)
+        .subquery("numbered")
+    )
+    return select(numbered).where(numbered.c.nth == 1).cte("tries")

@@ -425,3 +425,51 @@ score_counts = Table(
 total, kept in step with `standings`: a caller's rank is 1 + the users above their total,
 summed over a few hundred totals instead of counted over every user. A total nobody holds
 any more stays as a row of 0."""
+
+cards = Table(
+    "cards",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("deck_id", String, primary_key=True),
+    Column("question_id", String, primary_key=True),
+    Column("missed", Boolean, nullable=False),
+    Column("box", Integer, nullable=False),
+    Column("due", Date),
+    Column("reviews", Integer, nullable=False),
+    Column("got_right", Boolean, nullable=False),
+    Column("mastered", Boolean, nullable=False),
+)
+"""One person's review card per question they answered (`bot.domain.review.Card`), kept in
+step with `answers` and `review_answers` in the transaction that stores each answer: review
+and mastery read a person's cards (one row per question) instead of replaying their answers.
+`due` is fixed in the server's zone when the answer is stored, as the points periods are."""
+
+mastery = Table(
+    "mastery",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("mastered", Integer, nullable=False),
+    Column("reached_at", UtcDateTime, nullable=False),
+)
+"""Questions mastered per person of a server (over every season), kept in step with `cards`:
+the mastery board reads ten rows of an index. `reached_at`: when the count last changed."""
+Index(
+    "ix_mastery_rank",
+    mastery.c.server_id,
+    mastery.c.mastered.desc(),
+    mastery.c.reached_at,
+    mastery.c.user_id,
+)
+"""The top of a server's mastery board in board order."""
+
+mastery_counts = Table(
+    "mastery_counts",
+    metadata,
+    Column("server_id", String, primary_key=True),
+    Column("mastered", Integer, primary_key=True),
+    Column("users", Integer, nullable=False),
+)
+"""How many people of a server have mastered each number of questions, kept in step with
+`mastery` (as `score_counts` with `standings`): a caller's rank sums the counts above theirs."""

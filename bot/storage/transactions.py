@@ -194,8 +194,10 @@ class Transactions:
                 info[_ACCUMULATORS] = pending
                 try:
                     results = [work(conn) for work in works]
-                    for accumulator in pending.values():
-                        accumulator.flush(conn)
+                    # By kind, not by first use: two transactions flushing score and
+                    # mastery counts lock their rows in the same order, never in a cycle.
+                    for kind in sorted(pending, key=lambda k: k.__qualname__):
+                        pending[kind].flush(conn)
                 finally:
                     info.pop(_ACCUMULATORS, None)
                 return [(True, result) for result in results]

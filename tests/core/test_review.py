@@ -160,6 +160,25 @@ async def test_a_question_open_in_a_channel_waits_out_of_review(quiz: Quiz) -> N
     assert isinstance(step, ReviewStep) and step.question.id == "q1" and step.due == 2
 
 
+async def test_an_earlier_review_card_of_a_question_open_now_is_refused(quiz: Quiz) -> None:
+    """Finding 8: the button of a review answered earlier, clicked again while the question
+    is open in a channel, would show its answer there; it is refused in words instead."""
+    await _miss_two(quiz)
+    step = await quiz.start_review(ME)
+    assert isinstance(step, ReviewStep) and step.question.id == "q1"
+    right = step.order.index(step.question.answer)
+    await quiz.review_answer(ME, step.card.key, step.number, right)
+    live = await quiz.post(Actor(SERVER, "poster"), "C-live", "demo", "q1")
+    with pytest.raises(QuizError) as refused:
+        await quiz.review_answer(ME, step.card.key, step.number, right)
+    assert refused.value.key == "review_question_open"
+    assert refused.value.params == {"channel": "C-live"}
+    # Once they answered it in the channel, the old card may say what it said before.
+    await quiz.answer(ME, live.post.id, live.post.order.index(live.question.answer))
+    again = await quiz.review_answer(ME, step.card.key, step.number, right)
+    assert again.duplicate and again.question.id == "q1"
+
+
 async def test_mastery_by_topic_and_the_mastery_leaderboard(quiz: Quiz, clock: ManualClock) -> None:
     await _miss_two(quiz)  # q1, q2 missed; q3 right; q4 right (the run goes on)
     await _post_and_answer(quiz, OTHER, "q3", right=True)

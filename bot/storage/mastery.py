@@ -1,0 +1,261 @@
+"""Cards and mastery kept as answers are stored: each answer (to a post, in a run, in review)
+moves its person's card for that question (`bot.domain.review.after_study`, the one rule),
+and when the card's `mastered` flips, the person's count and the server's mastery counts
+move with it, in the transaction that stored the answer.
+
+So review reads a person's cards (one row per question they met) and the mastery board reads
+ten rows of an index plus a sum over the distinct counts above the caller's, whatever the
+server's history. The per-person rows (`cards`, `mastery`) are written only in that person's
+lane of the group commit; the shared `mastery_counts` rows are summed per transaction and
+written once, in key order, as its last statements (`MasteryCounts`), as score counts are.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, and_, bindparam, delete, func, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
+
+from bot.domain.records import Standing
+from bot.domain.review import Card, Source, Study, after_study, local_day
+from bot.storage.compiled import Compiled
+from bot.storage.tables import cards, mastery, mastery_counts, servers
+from bot.storage.transactions import accumulate
+
+_CARD_KEY = (cards.c.server_id, cards.c.user_id, cards.c.deck_id, cards.c.question_id)
+
+_CARD = select(cards.c.missed, cards.c.box, cards.c.due, cards.c.reviews, cards.c.got_right).where(
+    *(column == bindparam(column.name) for column in _CARD_KEY)
+)
+_ZONE = select(servers.c.timezone).where(servers.c.server_id == bindparam("server_id"))
+_STMTS: dict[tuple[str, str], Any] = {}
+
+
+def _build(dialect: str, name: str) -> Any:
+    ins: Any
+    if name == "card":
+        ins = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(cards)
+        return ins.on_conflict_do_update(
+            index_elements=list(_CARD_KEY),
+            set_={
+                c: ins.excluded[c]
+                for c in ("missed", "box", "due", "reviews", "got_right", "mastered")
+            },
+        )
+    if name == "mastery":
+        ins = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(mastery)
+        return ins.on_conflict_do_update(
+            index_elements=[mastery.c.server_id, mastery.c.user_id],
+            set_={
+                "mastered": mastery.c.mastered + ins.excluded.mastered,
+                "reached_at": ins.excluded.reached_at,
+            },
+        ).returning(mastery.c.mastered)
+    ins = (sqlite.insert if dialect == "sqlite" else postgresql.insert)(mastery_counts)
+    return ins.on_conflict_do_update(
+        index_elements=[mastery_counts.c.server_id, mastery_counts.c.mastered],
+        set_={"users": mastery_counts.c.users + ins.excluded.users},
+    )
+
+
+def _stmt(conn: Connection, name: str) -> Any:
+    """The dialect's upserts, built once per dialect."""
+    key = (conn.dialect.name, name)
+    found = _STMTS.get(key)
+    if found is None:
+        found = _STMTS[key] = _build(conn.dialect.name, name)
+    return found
+
+
+# A click's card statements on SQLite's own cursor (`bot.storage.compiled`): SQLAlchemy's
+# per-execution bookkeeping would cost several times the statements themselves.
+_SQLITE_CARD = Compiled(_CARD)
+_SQLITE_CARD_UP = Compiled(_build("sqlite", "card"))
+_SQLITE_MASTERY_UP = Compiled(_build("sqlite", "mastery"))
+_SQLITE_ZONE = Compiled(_ZONE)
+
+
+def server_zone(conn: Connection, server_id: str) -> str:
+    keys = {"server_id": server_id}
+    if conn.dialect.name == "sqlite":
+        zone: str | None = _SQLITE_ZONE.scalar(conn, keys)
+    else:
+        zone = conn.scalar(_ZONE, keys)
+    return zone or "UTC"
+
+
+def _card_of(study: Study, row: Any) -> Card:
+    if row is None:
+        return Card(study.deck_id, study.question_id, False, 0, None, 0, False)
+    due = date.fromisoformat(row.due) if isinstance(row.due, str) else row.due
+    return Card(
+        study.deck_id,
+        study.question_id,
+        bool(row.missed),
+        int(row.box),
+        due,
+        int(row.reviews),
+        bool(row.got_right),
+    )
+
+
+def keep_card(conn: Connection, server_id: str, study: Study, zone: str | None = None) -> Card:
+    """Applies one stored answer (`study`) to its person's card, in the transaction that
+    stored it, and moves their mastery count if the card's `mastered` flips. `zone`: the
+    server's, if the caller knows it (a card's due day is fixed in it now)."""
+    keys = {
+        "server_id": server_id,
+        "user_id": study.user_id,
+        "deck_id": study.deck_id,
+        "question_id": study.question_id,
+    }
+    on_sqlite = conn.dialect.name == "sqlite"
+    if on_sqlite:
+        before = _card_of(study, _SQLITE_CARD.first(conn, keys))
+    else:  # the row locked: a person's other process cannot move it meanwhile
+        before = _card_of(study, conn.execute(_CARD.with_for_update(), keys).first())
+    day = local_day(study.at, zone or server_zone(conn, server_id))
+    after = after_study(before, study, day)
+    row = keys | {
+        "missed": after.missed,
+        "box": after.box,
+        "due": after.due,
+        "reviews": after.reviews,
+        "got_right": after.right,
+        "mastered": after.mastered,
+    }
+    if on_sqlite:
+        row["due"] = None if after.due is None else after.due.isoformat()
+        _SQLITE_CARD_UP.execute(conn, row).close()
+    else:
+        conn.execute(_stmt(conn, "card"), row)
+    if after.mastered != before.mastered:
+        step = 1 if after.mastered else -1
+        moved = {
+            "server_id": server_id,
+            "user_id": study.user_id,
+            "mastered": step,
+            "reached_at": study.at,
+        }
+        if on_sqlite:
+            total = int(_SQLITE_MASTERY_UP.scalar(conn, moved))
+        else:
+            total = int(conn.execute(_stmt(conn, "mastery"), moved).scalar_one())
+        accumulate(conn, MasteryCounts).move(server_id, total - step, total)
+    return after
+
+
+def keep_played(
+    conn: Connection,
+    server_id: str,
+    user_id: str,
+    deck_id: str,
+    question_id: str,
+    correct: bool,
+    at: datetime,
+    zone: str | None = None,
+) -> None:
+    """`keep_card` for an answer to a post or in a run."""
+    study = Study(user_id, deck_id, question_id, correct, at, Source.PLAY)
+    keep_card(conn, server_id, study, zone)
+
+
+class MasteryCounts:
+    """One transaction's moves of people between mastery counts, per (server, count)."""
+
+    def __init__(self) -> None:
+        self._users: defaultdict[tuple[str, int], int] = defaultdict(int)
+
+    def move(self, server_id: str, old: int, new: int) -> None:
+        """A person went from `old` questions mastered to `new` (0 is not counted)."""
+        if new > 0:
+            self._users[(server_id, new)] += 1
+        if old > 0:
+            self._users[(server_id, old)] -= 1
+
+    def flush(self, conn: Connection) -> None:
+        rows = [
+            {"server_id": server_id, "mastered": count, "users": users}
+            for (server_id, count), users in sorted(self._users.items())
+            if users
+        ]
+        self._users.clear()
+        if rows:
+            conn.execute(_stmt(conn, "counts"), rows)
+
+
+def _person(table: Any, server_id: str, user_id: str) -> ColumnElement[bool]:
+    return and_(table.c.server_id == server_id, table.c.user_id == user_id)
+
+
+def forget_mastery(conn: Connection, server_id: str, user_id: str) -> None:
+    """Deletes a person's cards and count, and takes them out of the server's counts."""
+    count = conn.scalar(select(mastery.c.mastered).where(_person(mastery, server_id, user_id)))
+    if count:
+        accumulate(conn, MasteryCounts).move(server_id, count, 0)
+    conn.execute(delete(mastery).where(_person(mastery, server_id, user_id)))
+    conn.execute(delete(cards).where(_person(cards, server_id, user_id)))
+
+
+def read_cards(conn: Connection, server_id: str, user_id: str) -> list[Card]:
+    rows = conn.execute(
+        select(
+            cards.c.deck_id,
+            cards.c.question_id,
+            cards.c.missed,
+            cards.c.box,
+            cards.c.due,
+            cards.c.reviews,
+            cards.c.got_right,
+        ).where(_person(cards, server_id, user_id))
+    )
+    return [
+        Card(
+            r.deck_id,
+            r.question_id,
+            bool(r.missed),
+            int(r.box),
+            r.due,
+            int(r.reviews),
+            bool(r.got_right),
+        )
+        for r in rows
+    ]
+
+
+def read_board(conn: Connection, server_id: str, limit: int) -> Sequence[Standing]:
+    """The top `limit` of the server's mastery board, ranked (ties share a rank)."""
+    top = (
+        select(mastery.c.user_id, mastery.c.mastered, mastery.c.reached_at)
+        .where(mastery.c.server_id == server_id, mastery.c.mastered > 0)
+        .order_by(mastery.c.mastered.desc(), mastery.c.reached_at, mastery.c.user_id)
+        .limit(limit)
+        .subquery("top")
+    )
+    ranked = select(top, func.rank().over(order_by=top.c.mastered.desc()).label("rank")).order_by(
+        top.c.mastered.desc(), top.c.reached_at, top.c.user_id
+    )
+    return [
+        Standing(r.user_id, int(r.mastered), r.reached_at, int(r.rank))
+        for r in conn.execute(ranked)
+    ]
+
+
+def read_standing(conn: Connection, server_id: str, user_id: str) -> Standing | None:
+    """One person's row of the mastery board: 1 + the people with more mastered."""
+    row = conn.execute(
+        select(mastery.c.mastered, mastery.c.reached_at).where(_person(mastery, server_id, user_id))
+    ).first()
+    if row is None or row.mastered <= 0:
+        return None
+    better = conn.scalar(
+        select(func.sum(mastery_counts.c.users)).where(
+            mastery_counts.c.server_id == server_id, mastery_counts.c.mastered > row.mastered
+        )
+    )
+    return Standing(user_id, int(row.mastered), row.reached_at, int(better or 0) + 1)
