@@ -26,7 +26,7 @@ from bench.procs import child
 from bench.report import Figure, failed, judged
 from bot.storage.sql import open_store
 
-SECTION = "6 game"
+SECTION = "8 game"
 PLAYERS = 500
 SPREAD = 5.0
 SECONDS = 20
