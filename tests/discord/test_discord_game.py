@@ -10,11 +10,13 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import discord
 from discord_harness import ADMIN, ALICE, BOB, CAROL, CHANNEL, BotFactory, DiscordBot, Person
 
 from bot.domain.clock import ManualClock
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
+SERVER = "discord:111111111111111111"
 DAVE, ERIN = Person(104, "dave"), Person(105, "erin")
 PLAYERS = (ALICE, BOB, CAROL, DAVE, ERIN)
 LOCKED = "Right or wrong is revealed when the time is up."
@@ -183,3 +185,17 @@ async def test_two_processes_on_one_database_post_each_question_once(
     assert questions == [f"🎮 Parallelism \\_basics\\_ · Question {n} of 3" for n in (1, 2, 3)]
     assert sum(t.startswith("🎮 Quiz game") for t in titles) == 1
     assert sum(t.startswith("🏆 Final results") for t in titles) == 1
+
+
+async def test_a_channel_the_bot_cannot_post_in_is_refused_at_once(make_bot: BotFactory) -> None:
+    bot = await make_bot(clock=ManualClock(START))
+    lacking = discord.Permissions(view_channel=True, use_application_commands=True)
+    refused = await bot.run(
+        "quiz", "start", subgroup="game", by=ALICE, deck="basics", app_permissions=lacking
+    )
+    assert refused.ephemeral and refused.data["content"].startswith(
+        "I lack Send Messages, Embed Links in this channel, so a game cannot be played here."
+    )
+    assert await bot.app.store.running_game(SERVER, str(CHANNEL)) is None
+    await bot.app.games.tick()
+    assert channel_posts(bot) == []
