@@ -211,7 +211,7 @@ class Games:
         """The open question's reveal, then the standings; the results after the last."""
         asked = await self._reveal_open(game, delivery)
         if asked >= game.rounds:
-            await self._finish(game, deck, delivery, now, GameState.FINISHED)
+            await self._finish(game, deck, delivery, now, GameState.FINISHED, asked=asked)
             return
         board = placings(await self.store.game_scores(game.id))
         await delivery.announce(self._news(NewsKind.STANDINGS, game, deck, board, asked))
@@ -240,10 +240,14 @@ class Games:
         delivery: Delivery,
         now: datetime,
         state: GameState,
+        *,
+        asked: int | None = None,
     ) -> None:
-        """Reveals what is still open, stores the places, then posts the results (once:
-        only the process whose finish lands posts them)."""
-        asked = await self._reveal_open(game, delivery)
+        """Reveals what is still open (unless the caller just did: `asked` given), stores
+        the places, then posts the results (once: only the process whose finish lands posts
+        them)."""
+        if asked is None:
+            asked = await self._reveal_open(game, delivery)
         board = placings(await self.store.game_scores(game.id))
         if not await self.store.finish_game(game.id, state, now, board):
             return
