@@ -23,7 +23,7 @@ from bot.discord.clicks import clicked
 from bot.discord.components import Button, button, stopped_view
 from bot.discord.context import client_of
 from bot.discord.identity import actor
-from bot.discord.replies import send, update
+from bot.discord.replies import reply_privately, send, update
 from bot.discord.reports import REPORT, ReportButton, report_button
 from bot.discord.review import REVIEW, TOPIC, ReviewButton, TopicButton
 from bot.domain.answer import AnswerResult
@@ -61,8 +61,10 @@ def known(custom_id: str) -> bool:
     return any(t.fullmatch(custom_id) for t in TEMPLATES)
 
 
-class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
-    """Choice `choice` (0 = A, as shown) of post `post_id`."""
+class AnswerButton(discord.ui.Button[discord.ui.View]):
+    """Choice `choice` (0 = A, as shown) of post `post_id`. Not a dynamic item: a click on
+    it is routed by `answer_click` from the client's `on_interaction`, without the view
+    discord.py would rebuild from the clicked message for every click of a burst."""
 
     def __init__(
         self,
@@ -71,36 +73,38 @@ class AnswerButton(discord.ui.DynamicItem[Button], template=ANSWER):
         style: discord.ButtonStyle = discord.ButtonStyle.secondary,
         disabled: bool = False,
     ) -> None:
-        super().__init__(button(f"quiz:a:{post_id}:{choice}", LETTERS[choice], style, disabled))
-        self.post_id = post_id
-        self.choice = choice
-
-    @classmethod
-    async def from_custom_id(
-        cls, interaction: discord.Interaction, item: discord.ui.Item[Any], match: re.Match[str], /
-    ) -> Self:
-        return cls(int(match["post"]), int(match["choice"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(
-            interaction, lambda deadline: self._answer(interaction, deadline), self.post_id
+        super().__init__(
+            label=LETTERS[choice],
+            custom_id=f"quiz:a:{post_id}:{choice}",
+            style=style,
+            disabled=disabled,
         )
 
-    async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
-        bot = client_of(interaction)
-        result = await bot.services.quiz.answer(
-            actor(interaction), self.post_id, self.choice, deadline=deadline
-        )
-        new = result.status is AnswerStatus.NEW
-        handled = Handled(result.status.value, self.post_id, result.correct if new else None)
-        if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
-            await send(interaction, content=locked_text(result))
-            return handled
-        if new:
-            bot.posts.answered(self.post_id, bot.messages)
-        card, view = answer_reply(result)
-        await send(interaction, embeds=[card], view=view)
+
+async def answer_click(interaction: discord.Interaction, match: re.Match[str]) -> None:
+    """A click on choice `choice` (0 = A, as shown) of post `post`: the answer stored, then
+    the private reply in the interaction's first callback."""
+    post_id, choice = int(match["post"]), int(match["choice"])
+    await clicked(
+        interaction, lambda deadline: _answer(interaction, post_id, choice, deadline), post_id
+    )
+
+
+async def _answer(
+    interaction: discord.Interaction, post_id: int, choice: int, deadline: float
+) -> Handled:
+    bot = client_of(interaction)
+    result = await bot.services.quiz.answer(actor(interaction), post_id, choice, deadline=deadline)
+    new = result.status is AnswerStatus.NEW
+    handled = Handled(result.status.value, post_id, result.correct if new else None)
+    if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
+        await reply_privately(interaction, bot.reply_session, content=locked_text(result))
         return handled
+    if new:
+        bot.posts.answered(post_id, bot.messages)
+    card, view = answer_reply(result)
+    await reply_privately(interaction, bot.reply_session, embeds=[card], view=view)
+    return handled
 
 
 class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
@@ -248,7 +252,6 @@ class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
-    AnswerButton,
     SwitchButton,
     RunButton,
     ResetButton,

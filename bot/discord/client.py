@@ -106,6 +106,15 @@ class QuizClient(discord.AutoShardedClient):
         self.posts = services.live_posts(refresh_interval)
         self.messages = Messages(self)
         self.delivery = DiscordDelivery(self, services.quiz, self.posts, self.messages)
+        self._replies: aiohttp.ClientSession | None = None
+
+    @property
+    def reply_session(self) -> aiohttp.ClientSession:
+        """The connections clicks' private replies go over (`replies.reply_privately`),
+        made on first use (inside the event loop)."""
+        if self._replies is None or self._replies.closed:
+            self._replies = aiohttp.ClientSession(headers={"User-Agent": self.http.user_agent})
+        return self._replies
 
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
@@ -127,9 +136,11 @@ class QuizClient(discord.AutoShardedClient):
         super().dispatch(event, *args, **kwargs)
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
-        """Clicks that none of our buttons take would fail silently: they get a reply (and
-        count as stale clicks). Forms sent back are all taken here (`bot.discord.reports`
-        says why): discord.py keeps none of ours."""
+        """Answer clicks are routed here (`buttons.answer_click`: in a burst, discord.py's
+        dynamic-item dispatch rebuilt the clicked message's view per click). Clicks that none
+        of our buttons take would fail silently: they get a reply (and count as stale
+        clicks). Forms sent back are all taken here (`bot.discord.reports` says why):
+        discord.py keeps none of ours."""
         if interaction.data is None:
             return
         if interaction.type is discord.InteractionType.modal_submit:
@@ -138,7 +149,9 @@ class QuizClient(discord.AutoShardedClient):
         if interaction.type is not discord.InteractionType.component:
             return
         custom_id = str(interaction.data.get("custom_id", ""))
-        if not buttons.known(custom_id):
+        if answer := buttons.ANSWER.fullmatch(custom_id):  # the burst's button: routed here
+            await buttons.answer_click(interaction, answer)
+        elif not buttons.known(custom_id):
             log.info("click on unknown custom_id %r", custom_id[:100])
             await clicks.clicked(interaction, _refuse)
 
@@ -160,6 +173,8 @@ class QuizClient(discord.AutoShardedClient):
             log.warning("%d admitted clicks still unanswered at close", admission.pending)
         self.services.unregister_delivery("discord", self.delivery)  # its session is closing
         await self.posts.flush()  # the last counts are drawn before the connection goes
+        if self._replies is not None:
+            await self._replies.close()
         await super().close()
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Protocol, cast
 
+import aiohttp
 import discord
 
 from bot.observability.metrics import Metrics
@@ -25,6 +26,11 @@ class Bot(Protocol):
     """Edits of the bot's own channel messages."""
     delivery: Delivery
     """The daily question's way onto Discord (`schedule now` posts through it too)."""
+
+    @property
+    def reply_session(self) -> aiohttp.ClientSession:
+        """Where clicks' private replies are posted (`replies.reply_privately`)."""
+        ...
 
 
 def client_of(interaction: discord.Interaction) -> Bot:

@@ -488,7 +488,9 @@ class FakeDiscord:
     async def _callback(self, request: web.Request) -> web.Response:
         record = self.interactions[request.match_info["token"]]
         assert request.match_info["id"] == record.id
-        assert request.query.get("with_response") == "1"
+        # Discord answers 204 with no body unless asked to send the callback's result back
+        # (`with_response`, as discord.py always asks).
+        echo = request.query.get("with_response") in ("1", "true", "True")
         body = await request.json()
         assert not record.callbacks, "an interaction takes one response"
         if self.refuse_callbacks and body["type"] in (4, 5):
@@ -515,7 +517,9 @@ class FakeDiscord:
             record.original_id = original
             if kind == 7:
                 resource = {"type": 7, "message": self._apply(original, data)}
-        elif kind in (8, MODAL):  # autocomplete choices, or a form opened: no message
+        if not echo:
+            return web.Response(status=204)
+        if kind in (8, MODAL):  # autocomplete choices, or a form opened: no message
             return as_json({"interaction": result}, status=200)
         reply: dict[str, Any] = {"interaction": result}
         if resource is not None:
