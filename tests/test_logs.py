@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from bot.observability.logs import REDACTED, configure
+from bot.observability.logs import REDACTED, Redactor, configure
 
 BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx"
 APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789"
@@ -56,3 +56,22 @@ def test_secrets_never_reach_the_log(lines: io.StringIO, secret: str) -> None:
 def test_ordinary_text_is_left_alone(lines: io.StringIO) -> None:
     logging.getLogger("quizbot.test").info("post 12 in C0123 closed after 3 answers")
     assert records(lines)[0]["msg"] == "post 12 in C0123 closed after 3 answers"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"token {BOT} in a url",
+        f"app={APP}",
+        f"login with {DISCORD}",
+        "AUTHORIZATION: Bot abcdefghijklmnopqrstuvwxyz0123456789.-_",
+        "headers={'authorization': 'Bearer ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'}",
+        "bearer=abcdefghijklmnopqrstuvwxyz0123456789",
+    ],
+)
+def test_tokens_unknown_to_the_process_are_redacted_by_their_shape(text: str) -> None:
+    """A library may log a token this process never held (a refreshed one, another app's):
+    its shape alone gets it redacted, whatever its case."""
+    out = Redactor()(text)
+    assert REDACTED in out
+    assert not any(len(word) >= 30 for word in out.replace("'", " ").split())

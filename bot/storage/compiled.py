@@ -22,6 +22,9 @@ _DIALECT = sqlite.dialect()
 
 def bind(value: Any) -> Any:
     """A value as SQLAlchemy binds it on SQLite (see `tables.UtcDateTime`)."""
+    kind = type(value)
+    if kind is str or kind is int or value is None:  # most of a click's values: as they are
+        return value
     if isinstance(value, datetime):
         if value.utcoffset() is None:
             raise ValueError(f"naive datetime {value!r}: the store takes aware datetimes only")
@@ -49,7 +52,8 @@ class Compiled:
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> Any:
         """The cursor after running with `params` (names as in the statement)."""
-        args = [bind(params[n] if n in params else self.fixed.get(n)) for n in self.names]
+        fixed = self.fixed
+        args = [bind(params.get(n, fixed.get(n))) for n in self.names]
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         cursor.execute(self.sql, args)
         return cursor
