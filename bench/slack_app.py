@@ -5,6 +5,7 @@
 `python -m bench.slack_app bare API_URL FOLDER`: a bare slack-bolt AsyncApp whose listeners
 only ack, served by the same aiohttp handler and site.
 `bare-reply`: the bare app, acking and then posting a fixed private reply to response_url.
+Both bare apps run their listeners inline (`process_before_response`, as the bot does).
 
 Prints `READY <port>`, serves until stdin closes.
 """
@@ -58,6 +59,9 @@ def bare_bot(api_url: str, reply: bool) -> SlackBot:
     bolt = AsyncApp(
         name="bare",
         logger=logging.getLogger("bench.bare"),
+        # The least bolt must do: the listener inline, Slack answered when it returns (the
+        # default runs it in a task and polls every 10 ms for its ack).
+        process_before_response=True,
         signing_secret=SIGNING_SECRET,
         client=web_client(api_url, BOT_TOKEN),
     )

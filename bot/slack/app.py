@@ -1,10 +1,10 @@
 """Builds the slack-bolt AsyncApp and registers its listeners.
 
-A click is admitted (`bot.service.admission`): its core call commits before the ack (bolt
-answers the HTTP request or the socket envelope as soon as `ack()` is called; Slack wants it
-within 3 s), and its private reply is sent right after the ack. A slash command acks first and
-then works, since posting a question waits on Slack's Web API. Each click is recorded
-(App.metrics and a log line), timed from its request's arrival.
+A click is admitted (`bot.service.admission`): its core call commits before the ack (Slack
+is answered, over HTTP or the socket, as soon as `ack()` is called: `bot.slack.acks`; Slack
+wants it within 3 s), and its private reply is sent right after the ack. A slash command
+acks first and then works, since posting a question waits on Slack's Web API. Each click is
+recorded (App.metrics and a log line), timed from its request's arrival.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 from bot.service.services import Services
 from bot.slack import actions
+from bot.slack.acks import Acks
 from bot.slack.blocks import text_reply
 from bot.slack.clicks import Click, Clicks, Said, record
 from bot.slack.client import configure
@@ -131,6 +132,8 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
         # on every request: named "quizbot", our own top-level logger would be reset.
         name=BOLT_LOGGER,
         logger=logging.getLogger(BOLT_LOGGER),
+        # Slack is answered when a listener returns; `Acks.early` returns at its ack.
+        process_before_response=True,
         signing_secret=secrets.slack_signing_secret or "",
         token=None if distribution else secrets.slack_bot_token,
         oauth_settings=distribution.settings if distribution else None,
@@ -147,12 +150,13 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     )
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
-    _register(bolt, app, posts, admins, schedule, sessions)
+    acks = Acks()
+    _register(bolt, app, posts, admins, schedule, sessions, acks)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
-        bolt.event("app_uninstalled")(_single_token_revoked)
-        bolt.event("tokens_revoked")(_single_token_revoked)
+        bolt.event("app_uninstalled")(acks.early(_single_token_revoked))
+        bolt.event("tokens_revoked")(acks.early(_single_token_revoked))
     signing_secret = secrets.slack_signing_secret or ""
     return SlackBot(
         bolt,
@@ -224,6 +228,7 @@ def _register(
     admins: Admins,
     schedule: Handler,
     sessions: Sessions,
+    acks: Acks,
 ) -> None:
     quiz, metrics, admission = services.quiz, services.metrics, services.admission
     commands = Commands(quiz, services.publishing, posts, schedule, services.games)
@@ -305,20 +310,22 @@ def _register(
         SeenEvents(shared=services.first_seen if services.config.file.slack.shared_seen else None)
     )
     bolt.middleware(MalformedActions(quiz, metrics, sessions))
-    bolt.command(COMMAND)(on_command)
-    bolt.action(actions.ANSWER_IDS)(on_click(clicks.answer))
-    bolt.action(actions.LOCALE)(on_click(clicks.switch_locale))
-    bolt.action(actions.RUN_IDS)(on_click(clicks.run_answer))
-    bolt.action(actions.REVIEW_IDS)(on_click(clicks.review_answer))
+    early = acks.early
+    bolt.command(COMMAND)(early(on_command))
+    bolt.action(actions.ANSWER_IDS)(early(on_click(clicks.answer)))
+    bolt.action(actions.LOCALE)(early(on_click(clicks.switch_locale)))
+    bolt.action(actions.RUN_IDS)(early(on_click(clicks.run_answer)))
+    bolt.action(actions.REVIEW_IDS)(early(on_click(clicks.review_answer)))
     reports = ReportListeners(quiz, sessions)
-    bolt.action(actions.REVIEW_START)(reports.review_start)
-    bolt.action(actions.REPORT)(reports.report_button)
-    bolt.view(actions.REPORT_FORM)(reports.report_form)
-    bolt.action(actions.RESET_YES)(on_click(clicks.reset, admin=True))
-    bolt.action(actions.RESET_NO)(on_click(clicks.cancel_reset))
-    bolt.action(actions.FORGET_YES)(on_click(clicks.forget))
-    bolt.action(actions.FORGET_NO)(on_click(clicks.keep))
-    bolt.action(actions.HIDE)(on_click(clicks.hide))
-    bolt.action(actions.SHOW)(on_click(clicks.show))
-    bolt.action(actions.ANY)(on_click(clicks.unknown))  # last: whatever no listener above took
-    bolt.event("app_home_opened")(on_home)
+    bolt.action(actions.REVIEW_START)(early(reports.review_start))
+    bolt.action(actions.REPORT)(early(reports.report_button))
+    bolt.view(actions.REPORT_FORM)(early(reports.report_form))
+    bolt.action(actions.RESET_YES)(early(on_click(clicks.reset, admin=True)))
+    bolt.action(actions.RESET_NO)(early(on_click(clicks.cancel_reset)))
+    bolt.action(actions.FORGET_YES)(early(on_click(clicks.forget)))
+    bolt.action(actions.FORGET_NO)(early(on_click(clicks.keep)))
+    bolt.action(actions.HIDE)(early(on_click(clicks.hide)))
+    bolt.action(actions.SHOW)(early(on_click(clicks.show)))
+    # last: whatever no listener above took
+    bolt.action(actions.ANY)(early(on_click(clicks.unknown)))
+    bolt.event("app_home_opened")(early(on_home))
