@@ -61,6 +61,8 @@ class FakeSlack:
     `Retry-After: retry_after`."""
     retry_after: int = 1
     errors: dict[str, str] = field(default_factory=dict)
+    slow: dict[str, float] = field(default_factory=dict)
+    """Web API method -> seconds its answer is held back (Slack being slow)."""
     """method -> the error every call of it gets (`{"ok": false, "error": ...}`)."""
     refuse_in_channel: bool = False
     """response_url answers in_channel posts with 404."""
@@ -143,6 +145,8 @@ class FakeSlack:
                 headers={"Retry-After": str(self.retry_after)},
             )
         await self._add(self.calls, call)
+        if method in self.slow:
+            await asyncio.sleep(self.slow[method])
         call.answer = self._answer(call)
         return self._closing(web.json_response(call.answer))
 
