@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import logging
+import time
 from collections.abc import Iterator
+from datetime import datetime
 
 import pytest
 
+from bot.domain.actor import Actor
+from bot.observability import clicklog
 from bot.observability.logs import REDACTED, Redactor, configure
+from bot.observability.metrics import Metrics
 
 BOT = "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx"
 APP = "xapp-1-A0123456789-1234567890123-abcdef0123456789"
@@ -27,6 +33,10 @@ def lines() -> Iterator[io.StringIO]:
 
 def records(stream: io.StringIO) -> list[dict[str, object]]:
     return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+def clicks(stream: io.StringIO) -> list[dict[str, object]]:
+    return [line for line in records(stream) if line.get("event") == "click"]
 
 
 def test_an_event_is_one_json_line_with_its_fields(lines: io.StringIO) -> None:
@@ -75,3 +85,25 @@ def test_tokens_unknown_to_the_process_are_redacted_by_their_shape(text: str) ->
     out = Redactor()(text)
     assert REDACTED in out
     assert not any(len(word) >= 30 for word in out.replace("'", " ").split())
+
+
+async def test_click_lines_are_written_when_the_clicks_stop(lines: io.StringIO) -> None:
+    """A burst's click lines wait until it is over (no click for `LINGER`), then are all
+    written, each with the time of its click; shutdown writes what is still held."""
+    metrics = Metrics()
+    who = Actor("slack:T1", "U1")
+    for post in (1, 2, 3):
+        clicklog.record(metrics, "slack", who, clicklog.Handled("new", post, True), 0.0)
+        await asyncio.sleep(clicklog.LINGER / 3)
+    assert clicks(lines) == []  # still clicking
+    clicked_at = time.time()
+    await asyncio.sleep(clicklog.LINGER + 0.1)
+    written = clicks(lines)
+    assert [line["post"] for line in written] == [1, 2, 3]
+    assert all(line["event"] == "click" and line["outcome"] == "new" for line in written)
+    stamps = [datetime.fromisoformat(str(line["ts"])).timestamp() for line in written]
+    assert stamps == sorted(stamps) and clicked_at - 1 < stamps[0] <= clicked_at
+
+    clicklog.record(metrics, "slack", who, clicklog.Handled("new", 4, True), 0.0)
+    clicklog.flush()  # what Services.close does
+    assert [line["post"] for line in clicks(lines)] == [1, 2, 3, 4]

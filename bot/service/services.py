@@ -19,6 +19,7 @@ from bot.config import Config
 from bot.decks.loading import DeckReport, load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock
+from bot.observability import clicklog
 from bot.observability.metrics import Metrics
 from bot.service.admission import Admission
 from bot.service.delivery import Delivery
@@ -90,6 +91,7 @@ class Services:
         await self.store.set_meta(key, value)
 
     async def close(self) -> None:
+        clicklog.flush()  # the last clicks' lines, held back while clicks came (clicklog)
         await self.store.close()
 
     def reload_decks(self) -> DeckReport:

@@ -11,6 +11,7 @@ import pytest
 from discord_harness import ADMIN, ALICE, BOB, GUILD_1, DiscordBot, eventually, with_button
 from prometheus_client.parser import text_string_to_metric_families
 
+from bot.observability import clicklog
 from bot.observability.logs import JsonFormatter, Redactor
 from bot.service.ports import StoreUnavailable
 
@@ -34,6 +35,7 @@ def value(found: Samples, name: str, **labels: str) -> float:
 def click_lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
     """The `click` events, each as the JSON line `quizbot run` would write."""
     formatter = JsonFormatter(Redactor())
+    clicklog.flush()  # lines are held back while clicks keep coming
     lines = [json.loads(formatter.format(r)) for r in caplog.records]
     return [line for line in lines if line.get("event") == "click"]
 

@@ -10,7 +10,7 @@ import logging
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.observability import metrics
+from bot.observability import clicklog, metrics
 from bot.storage import open_store
 from tests.reliability.conftest import (
     RIGHT,
@@ -83,6 +83,7 @@ async def test_healthz_metrics_and_a_log_line_per_click(
     assert answers == {"true": 3, "false": 2}
     assert replied == 7
 
+    clicklog.flush()  # lines are held back while clicks keep coming
     lines = [r for r in caplog.records if getattr(r, "event", None) == "click"]
     assert len(lines) == 7
     by_user = {r.user: r for r in lines}  # type: ignore[attr-defined]
