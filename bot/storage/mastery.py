@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date, datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, bindparam, delete, func, select
@@ -25,7 +26,7 @@ from bot.domain.records import Standing
 from bot.domain.review import Card, Source, Study, after_study, local_day
 from bot.storage.compiled import Compiled
 from bot.storage.tables import cards, mastery, mastery_counts, servers
-from bot.storage.transactions import accumulate
+from bot.storage.transactions import accumulate, written
 
 _CARD_KEY = (cards.c.server_id, cards.c.user_id, cards.c.deck_id, cards.c.question_id)
 
@@ -116,6 +117,7 @@ def keep_card(conn: Connection, server_id: str, study: Study, zone: str | None =
     }
     on_sqlite = conn.dialect.name == "sqlite"
     if on_sqlite:
+        written(conn, PendingPlays)
         before = _card_of(study, _SQLITE_CARD.first(conn, keys))
     else:  # the row locked: a person's other process cannot move it meanwhile
         before = _card_of(study, conn.execute(_CARD.with_for_update(), keys).first())
@@ -160,9 +162,119 @@ def keep_played(
     at: datetime,
     zone: str | None = None,
 ) -> None:
-    """`keep_card` for an answer to a post or in a run."""
+    """`keep_card` for an answer to a post or in a run (on SQLite at the transaction's end:
+    `PendingPlays`)."""
     study = Study(user_id, deck_id, question_id, correct, at, Source.PLAY)
+    if conn.dialect.name == "sqlite":
+        accumulate(conn, PendingPlays).add(server_id, study, zone or server_zone(conn, server_id))
+        return
     keep_card(conn, server_id, study, zone)
+
+
+class PendingPlays:
+    """SQLite: a transaction's answers to posts and runs, applied to their cards at its end,
+    a read and an upsert per hundred cards instead of per answer (as `PendingPoints` does
+    for standings, and for the same reason: each statement costs the writer thread a wait
+    for the GIL). In the order they were stored; whatever reads a card or a mastery count
+    in the transaction first writes these (`transactions.written`)."""
+
+    ROWS = 100
+    FEEDS = True
+    """Flushed before the mastery counts it moves (`transactions._flush`)."""
+
+    def __init__(self) -> None:
+        self._plays: list[tuple[str, Study, str]] = []
+
+    def add(self, server_id: str, study: Study, zone: str) -> None:
+        self._plays.append((server_id, study, zone))
+
+    def flush(self, conn: Connection) -> None:
+        plays, self._plays = self._plays, []
+        if not plays:
+            return
+        keys = list(dict.fromkeys(_key(server, study) for server, study, _ in plays))
+        stored: dict[CardKey, Card] = {}
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            for start in range(0, len(keys), self.ROWS):
+                some = keys[start : start + self.ROWS]
+                found = cursor.execute(_sqlite_cards_of(len(some)), [v for k in some for v in k])
+                for server, user, deck, question, *state in found.fetchall():
+                    stored[(server, user, deck, question)] = _stored_card(deck, question, state)
+            now: dict[CardKey, Card] = {}
+            for server, study, zone in plays:
+                key = _key(server, study)
+                card = now.get(key) or stored.get(key) or _card_of(study, None)
+                now[key] = after_study(card, study, local_day(study.at, zone))
+            written_cards = list(now.items())
+            for start in range(0, len(written_cards), self.ROWS):
+                rows = written_cards[start : start + self.ROWS]
+                cursor.execute(
+                    _sqlite_cards_up(len(rows)),
+                    [value for key, card in rows for value in (*key, *_card_state(card))],
+                )
+        finally:
+            cursor.close()
+        steps: defaultdict[tuple[str, str], int] = defaultdict(int)
+        for key, card in now.items():
+            was = stored.get(key)
+            if card.mastered != (was is not None and was.mastered):
+                steps[(key[0], key[1])] += 1 if card.mastered else -1
+        last = {(server, study.user_id): study.at for server, study, _ in plays}
+        for (server, user), step in sorted(steps.items()):
+            if step:
+                moved = {"server_id": server, "user_id": user, "mastered": step}
+                total = int(
+                    _SQLITE_MASTERY_UP.scalar(conn, moved | {"reached_at": last[(server, user)]})
+                )
+                accumulate(conn, MasteryCounts).move(server, total - step, total)
+
+
+CardKey = tuple[str, str, str, str]
+"""(server, user, deck, question)."""
+
+
+def _key(server_id: str, study: Study) -> CardKey:
+    return (server_id, study.user_id, study.deck_id, study.question_id)
+
+
+def _stored_card(deck_id: str, question_id: str, state: list[Any]) -> Card:
+    missed, box, due, reviews, got_right = state
+    day = date.fromisoformat(due) if isinstance(due, str) else due
+    return Card(deck_id, question_id, bool(missed), int(box), day, int(reviews), bool(got_right))
+
+
+def _card_state(card: Card) -> tuple[Any, ...]:
+    """The card's columns as SQLite stores them (`_CARD_STATE`)."""
+    due = None if card.due is None else card.due.isoformat()
+    return (int(card.missed), card.box, due, card.reviews, int(card.right), int(card.mastered))
+
+
+_CARD_STATE = ("missed", "box", "due", "reviews", "got_right", "mastered")
+
+
+@lru_cache(maxsize=8)
+def _sqlite_cards_of(keys: int) -> str:
+    """The stored cards of `keys` (server, user, deck, question) keys, each found by the
+    primary key (a row-value IN list would scan the table)."""
+    rows = ", ".join(["(?, ?, ?, ?)"] * keys)
+    return (
+        f"WITH wanted(s, u, d, q) AS (VALUES {rows}) "
+        "SELECT server_id, user_id, deck_id, question_id, missed, box, due, reviews, got_right "
+        "FROM wanted JOIN cards ON server_id = wanted.s AND user_id = wanted.u "
+        "AND deck_id = wanted.d AND question_id = wanted.q"
+    )
+
+
+@lru_cache(maxsize=8)
+def _sqlite_cards_up(count: int) -> str:
+    rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * count)
+    keys = "server_id, user_id, deck_id, question_id"
+    return (
+        f"INSERT INTO cards ({keys}, {', '.join(_CARD_STATE)}) VALUES {rows} "
+        f"ON CONFLICT ({keys}) DO UPDATE SET "
+        + ", ".join(f"{c} = excluded.{c}" for c in _CARD_STATE)
+    )
 
 
 class MasteryCounts:
@@ -195,6 +307,7 @@ def _person(table: Any, server_id: str, user_id: str) -> ColumnElement[bool]:
 
 def forget_mastery(conn: Connection, server_id: str, user_id: str) -> None:
     """Deletes a person's cards and count, and takes them out of the server's counts."""
+    written(conn, PendingPlays)
     count = conn.scalar(select(mastery.c.mastered).where(_person(mastery, server_id, user_id)))
     if count:
         accumulate(conn, MasteryCounts).move(server_id, count, 0)

@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import Table, bindparam, text
@@ -19,7 +20,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from bot.domain.scoring import boards
-from bot.storage.compiled import Compiled
+from bot.storage.compiled import bind
 from bot.storage.tables import ALL_DECKS, score_counts, standings
 from bot.storage.transactions import accumulate
 
@@ -84,16 +85,6 @@ def _add_points_stmt(conn: Connection) -> Any:
     return stmt
 
 
-class _SqliteConnection:
-    """Enough of a connection for `_add_points_stmt` to build SQLite's statement."""
-
-    class dialect:
-        name = "sqlite"
-
-
-_SQLITE_ADD_POINTS = Compiled(_add_points_stmt(_SqliteConnection()))  # type: ignore[arg-type]
-
-
 def _move_counts_stmt(conn: Connection) -> Any:
     stmt = _MOVE_COUNTS.get(conn.dialect.name)
     if stmt is None:
@@ -108,7 +99,10 @@ def _move_counts_stmt(conn: Connection) -> Any:
 def add_points(conn: Connection, scored: Scored, zone: str) -> None:
     """Adds a scoring answer to its six standings rows (`bot.domain.scoring.boards`), in the
     transaction that stored it, and moves the user from their old total to the new one in
-    that transaction's score counts."""
+    that transaction's score counts (on SQLite at the transaction's end: `PendingPoints`)."""
+    if conn.dialect.name == "sqlite":
+        accumulate(conn, PendingPoints).add(scored, zone)
+        return
     params: dict[str, Any] = {}
     for i, (period, deck) in enumerate(boards(scored.at, zone, scored.deck_id)):
         params.update(
@@ -123,14 +117,77 @@ def add_points(conn: Connection, scored: Scored, zone: str) -> None:
             }
         )
     counts = accumulate(conn, ScoreCounts)
-    totals: Sequence[Any]
-    if conn.dialect.name == "sqlite":
-        totals = _SQLITE_ADD_POINTS.all(conn, params)
-    else:
-        totals = conn.execute(_add_points_stmt(conn), params).all()
+    totals: Sequence[Any] = conn.execute(_add_points_stmt(conn), params).all()
     for period, deck, total in totals:
         board = (scored.server_id, scored.season, period, deck)
         counts.move(board, total - scored.points, total)
+
+
+class PendingPoints:
+    """SQLite: a transaction's standings additions, written as its last statements, a
+    hundred rows each, instead of one statement per scoring answer.
+
+    On SQLite the writer thread gives up the GIL on every statement and waits for it back
+    behind the event loop; in a burst that wait was most of a click's write. A person has
+    one click in flight at a time (`bot.service.admission`), so nothing in the transaction
+    reads a row added here before it is written. Score counts move from the totals the
+    upsert returns, less what this transaction added."""
+
+    ROWS = 100
+    """Rows a statement: 700 parameters, inside every SQLite's limit."""
+    FEEDS = True
+    """Flushed before the score counts it moves (`transactions._flush`)."""
+
+    def __init__(self) -> None:
+        self._added: dict[tuple[str, int, str, str, str], list[Any]] = {}
+        """(server, season, period, deck key, user) -> [points, reached_at]."""
+
+    def add(self, scored: Scored, zone: str) -> None:
+        for period, deck in boards(scored.at, zone, scored.deck_id):
+            key = (
+                scored.server_id,
+                scored.season,
+                period,
+                ALL_DECKS if deck is None else deck,
+                scored.user_id,
+            )
+            row = self._added.get(key)
+            if row is None:
+                self._added[key] = [scored.points, scored.at]
+            else:
+                row[0] += scored.points
+                row[1] = max(row[1], scored.at)
+
+    def flush(self, conn: Connection) -> None:
+        keys = sorted(self._added)
+        counts = accumulate(conn, ScoreCounts)
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            for start in range(0, len(keys), self.ROWS):
+                chunk = keys[start : start + self.ROWS]
+                args = [bind(value) for key in chunk for value in (*key, *self._added[key])]
+                for server, season, period, deck, user, total in cursor.execute(
+                    _sqlite_add_points(len(chunk)), args
+                ).fetchall():
+                    added = self._added[(server, season, period, deck, user)][0]
+                    counts.move((server, season, period, deck), total - added, total)
+        finally:
+            cursor.close()
+        self._added.clear()
+
+
+@lru_cache(maxsize=8)
+def _sqlite_add_points(rows: int) -> str:
+    """SQLite's upsert of `rows` standings rows, returning each row's key and new total."""
+    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * rows)
+    keys = ", ".join(c.name for c in standings.primary_key.columns)
+    return (
+        f"INSERT INTO standings ({', '.join(_ROW)}) VALUES {values} "
+        f"ON CONFLICT ({keys}) DO UPDATE SET "
+        "points = standings.points + excluded.points, "
+        "reached_at = max(standings.reached_at, excluded.reached_at) "
+        f"RETURNING {keys}, points"
+    )
 
 
 class ScoreCounts:

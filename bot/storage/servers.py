@@ -13,7 +13,7 @@ from bot.service.ports import Servers
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.mastery import forget_mastery
 from bot.storage.player import SERVER, USER_LOCALE, server_settings
-from bot.storage.scores import ScoreCounts
+from bot.storage.scores import PendingPoints, ScoreCounts
 from bot.storage.tables import (
     answers,
     first_meetings,
@@ -27,7 +27,7 @@ from bot.storage.tables import (
     standings,
     user_settings,
 )
-from bot.storage.transactions import accumulate
+from bot.storage.transactions import accumulate, written
 
 SWEEP_EVERY = 1000
 """Every this many `first_seen` calls, expired rows are deleted in the same transaction."""
@@ -101,6 +101,7 @@ class SqlServers(SqlAggregate, Servers):
             return and_(table.c.server_id == server_id, table.c.user_id == user_id)
 
         def forget(conn: Connection) -> int:
+            written(conn, PendingPoints)  # this transaction's points first, then forgotten
             counts = accumulate(conn, ScoreCounts)
             for row in conn.execute(
                 select(

@@ -86,6 +86,14 @@ def accumulate(conn: Connection, kind: type[A]) -> A:
     return found
 
 
+def written(conn: Connection, kind: type[Accumulator]) -> None:
+    """Writes now what the transaction's `kind` accumulator holds, if any: before a read
+    of the rows it will write (SQLite's pending standings and cards)."""
+    pending: dict[type[Any], Accumulator] | None = conn.info.get(_ACCUMULATORS)
+    if pending is not None and kind in pending:
+        pending[kind].flush(conn)
+
+
 class Transactions:
     """Runs store functions in transactions on `engine`'s database (see the module doc).
 
@@ -194,10 +202,7 @@ class Transactions:
                 info[_ACCUMULATORS] = pending
                 try:
                     results = [work(conn) for work in works]
-                    # By kind, not by first use: two transactions flushing score and
-                    # mastery counts lock their rows in the same order, never in a cycle.
-                    for kind in sorted(pending, key=lambda k: k.__qualname__):
-                        pending[kind].flush(conn)
+                    _flush(conn, pending)
                 finally:
                     info.pop(_ACCUMULATORS, None)
                 return [(True, result) for result in results]
@@ -219,6 +224,20 @@ class Transactions:
     def _read_snapshot(self, work: Work[T]) -> T:
         with self._snapshot.begin() as conn:
             return work(conn)
+
+
+def _flush(conn: Connection, pending: dict[type[Any], Accumulator]) -> None:
+    """Every accumulator's writes, by kind, not by first use: two transactions flushing
+    score and mastery counts lock their rows in the same order, never in a cycle. Kinds
+    that feed others (`FEEDS`: SQLite's pending standings and cards move score and mastery
+    counts) go first; a kind that appears while flushing is flushed too."""
+    flushed: set[type[Any]] = set()
+    while waiting := sorted(
+        set(pending) - flushed, key=lambda k: (not getattr(k, "FEEDS", False), k.__qualname__)
+    ):
+        for kind in waiting:
+            pending[kind].flush(conn)
+            flushed.add(kind)
 
 
 Outcome = tuple[bool, Any]

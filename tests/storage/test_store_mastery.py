@@ -5,6 +5,7 @@ caller's row, seasons, hidden and forgotten players; and the migration's backfil
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections import defaultdict
 from collections.abc import Callable
@@ -147,6 +148,53 @@ async def test_the_board_and_cards_are_what_replaying_every_answer_gives(
     top = await any_store.mastery_board(S, 3)
     assert list(top) == board[:3]
     assert await any_store.mastery_board("slack:elsewhere", 10) == []
+
+
+async def test_cards_and_board_are_kept_when_a_burst_shares_transactions(
+    any_store: QuizStore,
+) -> None:
+    """Clicks on several posts at once and reviews beside them (each person once a burst),
+    so the group commit puts many people's answers in one transaction: on SQLite their
+    cards are moved at its end, and a review in it moves its own card first."""
+    rng = random.Random(3)
+    history = History(any_store)
+    users = [f"u{i}" for i in range(12)]
+    questions = [f"q{i}" for i in range(5)]
+    for _ in range(12):
+        people = rng.sample(users, 9)
+        posts = []
+        for question in rng.sample(questions, 2):
+            posts.append(
+                await new_post(
+                    any_store,
+                    server_id=S,
+                    deck_id=DECK,
+                    question_id=question,
+                    opened_at=history.tick(),
+                    season=1,
+                )
+            )
+        writes = []
+        for i, user in enumerate(people[:8]):
+            right = rng.random() < 0.7
+            post = posts[i % 2]
+            writes.append(
+                factories.click(any_store, post, user, 0 if right else 1, right, history.tick())
+            )
+        reviewer = people[8]
+        mine = await any_store.cards(S, reviewer)
+        if mine:
+            card = rng.choice(list(mine))
+            writes.append(
+                any_store.record_review(
+                    S, reviewer, DECK, card.question_id, card.reviews, 0, True, history.tick(1)
+                )
+            )
+        await asyncio.gather(*writes)
+        for post in posts:
+            await any_store.close_post(post.id, history.tick())
+    board = await assert_kept_as_replayed(any_store)
+    assert len(board) >= 4
 
 
 async def test_same_answers_give_the_same_board_on_every_store(
