@@ -39,6 +39,13 @@ def utc(value: str | None) -> datetime | None:
     return None if value is None else datetime.fromisoformat(value).replace(tzinfo=UTC)
 
 
+def run(cursor: Any, sql: str, args: Sequence[Any]) -> Any:
+    """Where every statement of a click's write on SQLite is run (the compiled ones and the
+    many-row ones), on the driver's `cursor`: the cursor, with its rows."""
+    cursor.execute(sql, args)
+    return cursor
+
+
 class Compiled:
     """One statement for SQLite: its SQL, its parameters in order, and the rows it gives as
     named tuples (the columns by name, as SQLAlchemy rows read)."""
@@ -55,8 +62,7 @@ class Compiled:
         fixed = self.fixed
         args = [bind(params.get(n, fixed.get(n))) for n in self.names]
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-        cursor.execute(self.sql, args)
-        return cursor
+        return run(cursor, self.sql, args)
 
     def first(self, conn: Connection, params: Mapping[str, Any]) -> Any:
         cursor = self.execute(conn, params)

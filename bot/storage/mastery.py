@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.records import Standing
 from bot.domain.review import Card, Source, Study, after_study, local_day
+from bot.storage import compiled
 from bot.storage.compiled import Compiled
 from bot.storage.tables import cards, mastery, mastery_counts, servers
 from bot.storage.transactions import accumulate, written
@@ -198,7 +199,9 @@ class PendingPlays:
         try:
             for start in range(0, len(keys), self.ROWS):
                 some = keys[start : start + self.ROWS]
-                found = cursor.execute(_sqlite_cards_of(len(some)), [v for k in some for v in k])
+                found = compiled.run(
+                    cursor, _sqlite_cards_of(len(some)), [v for k in some for v in k]
+                )
                 for server, user, deck, question, *state in found.fetchall():
                     stored[(server, user, deck, question)] = _stored_card(deck, question, state)
             now: dict[CardKey, Card] = {}
@@ -209,7 +212,8 @@ class PendingPlays:
             written_cards = list(now.items())
             for start in range(0, len(written_cards), self.ROWS):
                 rows = written_cards[start : start + self.ROWS]
-                cursor.execute(
+                compiled.run(
+                    cursor,
                     _sqlite_cards_up(len(rows)),
                     [value for key, card in rows for value in (*key, *_card_state(card))],
                 )

@@ -1,22 +1,26 @@
 """A click's write: the answer to a post, its points and what its reply shows, in the
 transaction that the group commit gives it.
 
-On SQLite it is a few statements in the writer thread. On PostgreSQL it is one statement
-(`CLICK`, data-modifying CTEs): the post read FOR SHARE, the user's first meeting with the
-question claimed, the answer inserted if the post is open and this is the user's first click
-(scoring only if the meeting was theirs to claim), the six standings rows of a scoring answer, and
-the reply's facts, and the person's card for the question moved (the answer's part of
-`bot.domain.review.after_study`, in SQL) with their mastery count when it flips, in one
-round trip. On SQLite the card moves in Python (`bot.storage.mastery.keep_played`). Score and
-mastery counts, shared by everyone, are written at the transaction's end. (A click alone in
-its transaction used to run as one autocommit statement with its score counts; with two
-kinds of shared counts to write in one order, a click now always has a transaction.)
+On SQLite the clicks of a transaction are written together (`PostAnswerWrite.run_many`): a
+read each, then their first meetings and their answers claimed with a statement each for all
+of them, and their standings rows and cards at the transaction's end
+(`bot.storage.scores.PendingPoints`, `bot.storage.mastery.PendingPlays`).
+
+On PostgreSQL a click is one statement (`CLICK`, data-modifying CTEs): the post read FOR
+SHARE, the user's first meeting with the question claimed, the answer inserted if the post
+is open and this is the user's first click (scoring only if the meeting was theirs to
+claim), the six standings rows of a scoring answer, the reply's facts, and the person's card
+for the question moved (the answer's part of `bot.domain.review.after_study`, in SQL) with
+their mastery count when it flips, in one round trip.
+
+Score and mastery counts, shared by everyone, are written at the transaction's end.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
@@ -37,12 +41,13 @@ from sqlalchemy import (
     true,
     union_all,
 )
-from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
 from bot.domain.leaderboard import ALL_TIME
-from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
-from bot.storage.compiled import Compiled, utc
+from bot.domain.records import AnswerStatus, Player, PostAnswer, PostAnswerOutcome, PostRecord
+from bot.storage import compiled
+from bot.storage.compiled import Compiled, bind, utc
 from bot.storage.mastery import MasteryCounts, keep_played
 from bot.storage.player import (
     MINE,
@@ -103,7 +108,7 @@ class PostAnswerWrite:
                     self.answer.post.server_id, row.mastery_total - step, row.mastery_total
                 )
             return self._outcome(conn, row)
-        return self._in_steps(conn)
+        return self.run_many(conn, [self])[0]
 
     def _outcome(self, conn: Connection, row: AnyRow) -> PostAnswerOutcome:
         answer = self.answer
@@ -123,44 +128,190 @@ class PostAnswerWrite:
         player = after or read_player(conn, server_id, user_id)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, row.new_points)
 
-    def _in_steps(self, conn: Connection) -> PostAnswerOutcome:
-        """SQLite: the post and the reply's facts read, then the answer and its points, on
-        the driver's cursor (`bot.storage.compiled`)."""
-        answer = self.answer
-        post_id, server_id, user_id = answer.post.id, answer.post.server_id, answer.user_id
-        keys = {"post_id": post_id, "server_id": server_id, "user_id": user_id}
-        target = _SQLITE_CLICK.first(conn, keys)
-        if target is None:
-            nobody = read_player(conn, server_id, user_id)
-            return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
-        target = target._replace(opened_at=utc(target.opened_at), closed_at=utc(target.closed_at))
-        post = post_record(target)
-        before = player_of(target, server_id)
-        if post.closed_at is not None:
-            earlier = _SQLITE_CHOICE.scalar(conn, keys)
-            return PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post)
-        row = _row(answer, post)
-        first = _SQLITE_MEETING.first(conn, row) is not None
-        row["points"] = points = answer.points if first else 0
-        if _SQLITE_NEW_ANSWER.first(conn, row) is None:  # its first click claimed the meeting
-            earlier = _SQLITE_CHOICE.scalar(conn, keys)
-            return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
-        if points:
-            scored = Scored(server_id, post.season, post.deck_id, user_id, points, answer.at)
-            add_points(conn, scored, before.server.timezone)
-        keep_played(
-            conn,
-            server_id,
-            user_id,
-            post.deck_id,
-            post.question_id,
-            answer.correct,
-            answer.at,
-            before.server.timezone,
-        )
-        after = after_answer(before, target, answer.correct, points)
-        player = after or read_player(conn, server_id, user_id)
-        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
+    @classmethod
+    def run_many(cls, conn: Connection, writes: list[PostAnswerWrite]) -> list[PostAnswerOutcome]:
+        """Several clicks' writes in one transaction, in order, as each alone would run.
+
+        On SQLite each click's first read is its own statement, but their first meetings
+        and answers are claimed with one statement each for the lot (`_Claims`): every
+        statement costs the writer thread a wait for the GIL behind the event loop. Rows are
+        claimed in the clicks' order, so of two clicks that claim the same row the first
+        gets it, as when they run one by one."""
+        if conn.dialect.name != "sqlite":
+            return [write(conn) for write in writes]
+        outcomes: list[PostAnswerOutcome | None] = []
+        claims = _Claims()
+        reads: list[tuple[int, PostAnswer, Any, PostRecord, Player]] = []
+        for write in writes:
+            answer = write.answer
+            keys = _keys(answer)
+            target = _SQLITE_CLICK.first(conn, keys)
+            if target is None:
+                nobody = read_player(conn, answer.post.server_id, answer.user_id)
+                outcomes.append(PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None))
+                continue
+            target = target._replace(
+                opened_at=utc(target.opened_at), closed_at=utc(target.closed_at)
+            )
+            post = post_record(target)
+            before = player_of(target, answer.post.server_id)
+            if post.closed_at is not None:
+                earlier = _SQLITE_CHOICE.scalar(conn, keys)
+                outcomes.append(PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post))
+                continue
+            reads.append((len(outcomes), answer, target, post, before))
+            claims.add(_row(answer, post))
+            outcomes.append(None)
+        for (at, answer, target, post, before), (met, stored) in zip(
+            reads, claims.claim(conn), strict=True
+        ):
+            outcomes[at] = _stored(conn, answer, target, post, before, met, stored)
+        return [outcome for outcome in outcomes if outcome is not None]
+
+
+def _keys(answer: PostAnswer) -> dict[str, Any]:
+    return {
+        "post_id": answer.post.id,
+        "server_id": answer.post.server_id,
+        "user_id": answer.user_id,
+    }
+
+
+def _stored(
+    conn: Connection,
+    answer: PostAnswer,
+    target: Any,
+    post: PostRecord,
+    before: Player,
+    met: bool,
+    stored: bool,
+) -> PostAnswerOutcome:
+    """A click on an open post, once its first meeting (`met`) and its answer (`stored`)
+    were claimed: the first click of a person on a post stands; points only at a first
+    meeting."""
+    if not stored:  # its first click claimed the meeting
+        earlier = _SQLITE_CHOICE.scalar(conn, _keys(answer))
+        return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
+    server_id, user_id = answer.post.server_id, answer.user_id
+    points = answer.points if met else 0
+    if points:
+        scored = Scored(server_id, post.season, post.deck_id, user_id, points, answer.at)
+        add_points(conn, scored, before.server.timezone)
+    keep_played(
+        conn,
+        server_id,
+        user_id,
+        post.deck_id,
+        post.question_id,
+        answer.correct,
+        answer.at,
+        before.server.timezone,
+    )
+    after = after_answer(before, target, answer.correct, points)
+    player = after or read_player(conn, server_id, user_id)
+    return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
+
+
+class _Claims:
+    """SQLite: the first meetings and answers of a transaction's clicks, each inserted for
+    all of them with one statement (a hundred rows a statement) that returns the rows it
+    took; a row two clicks claim goes to the first."""
+
+    ROWS = 90
+    """Rows a statement: at most 900 parameters, inside every SQLite's limit."""
+
+    def __init__(self) -> None:
+        self._rows: list[dict[str, Any]] = []
+
+    def add(self, row: dict[str, Any]) -> None:
+        self._rows.append(row)
+
+    def claim(self, conn: Connection) -> list[tuple[bool, bool]]:
+        """Per click, in order: (its first meeting was claimed, its answer was stored)."""
+        rows = self._rows
+        if not rows:
+            return []
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            met = _first_takers(
+                rows,
+                [_meeting_key(row) for row in rows],
+                self._insert(cursor, _sqlite_meetings, _MEETING_COLUMNS, rows),
+            )
+            for row, first in zip(rows, met, strict=True):
+                row["points"] = row["points"] if first else 0
+            stored = _first_takers(
+                rows,
+                [(row["post_id"], row["user_id"]) for row in rows],
+                self._insert(cursor, _sqlite_answers, _ANSWER_COLUMNS, rows),
+            )
+        finally:
+            cursor.close()
+        return list(zip(met, stored, strict=True))
+
+    def _insert(
+        self,
+        cursor: Any,
+        statement: Any,
+        columns: tuple[str, ...],
+        rows: list[dict[str, Any]],
+    ) -> list[tuple[Any, ...]]:
+        taken: list[tuple[Any, ...]] = []
+        for start in range(0, len(rows), self.ROWS):
+            some = rows[start : start + self.ROWS]
+            args = [bind(row[c]) for row in some for c in columns]
+            taken += compiled.run(cursor, statement(len(some)), args).fetchall()
+        return taken
+
+
+def _first_takers(
+    rows: list[dict[str, Any]], keys: list[tuple[Any, ...]], taken: list[tuple[Any, ...]]
+) -> list[bool]:
+    """Per row, whether it took its key: the first row with each key returned."""
+    left = {tuple(key) for key in taken}
+    out = []
+    for key in keys:
+        out.append(key in left)
+        left.discard(key)
+    return out
+
+
+_MEETING_COLUMNS = ("server_id", "season", "user_id", "deck_id", "question_id", "answered_at")
+_ANSWER_COLUMNS = (
+    "server_id",
+    "season",
+    "user_id",
+    "deck_id",
+    "question_id",
+    "post_id",
+    "choice",
+    "correct",
+    "points",
+    "answered_at",
+)
+
+
+def _meeting_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    return (row["server_id"], row["season"], row["user_id"], row["deck_id"], row["question_id"])
+
+
+@lru_cache(maxsize=8)
+def _sqlite_meetings(rows: int) -> str:
+    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * rows)
+    return (
+        "INSERT INTO first_meetings (server_id, season, user_id, deck_id, question_id, met_at) "
+        f"VALUES {values} ON CONFLICT DO NOTHING "
+        "RETURNING server_id, season, user_id, deck_id, question_id"
+    )
+
+
+@lru_cache(maxsize=8)
+def _sqlite_answers(rows: int) -> str:
+    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
+    return (
+        f"INSERT INTO answers ({', '.join(_ANSWER_COLUMNS)}) "
+        f"VALUES {values} ON CONFLICT (post_id, user_id) DO NOTHING RETURNING post_id, user_id"
+    )
 
 
 def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
@@ -180,23 +331,6 @@ def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
 
 _SQLITE_CLICK = Compiled(POST_CLICK)
 _SQLITE_CHOICE = Compiled(POST_CHOICE)
-_SQLITE_MEETING = Compiled(
-    sqlite.insert(first_meetings)
-    .values(
-        {
-            c.name: bindparam("answered_at" if c.name == "met_at" else c.name)
-            for c in first_meetings.c
-        }
-    )
-    .on_conflict_do_nothing()
-    .returning(first_meetings.c.met_at)
-)
-_SQLITE_NEW_ANSWER = Compiled(
-    sqlite.insert(answers)
-    .values({c.name: bindparam(c.name) for c in answers.c if c.name != "id" and c.name != "run_id"})
-    .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
-    .returning(answers.c.id)
-)
 
 
 def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[ColumnElement[str]]:

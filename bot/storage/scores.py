@@ -20,6 +20,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from bot.domain.scoring import boards
+from bot.storage import compiled
 from bot.storage.compiled import bind
 from bot.storage.tables import ALL_DECKS, score_counts, standings
 from bot.storage.transactions import accumulate
@@ -166,8 +167,8 @@ class PendingPoints:
             for start in range(0, len(keys), self.ROWS):
                 chunk = keys[start : start + self.ROWS]
                 args = [bind(value) for key in chunk for value in (*key, *self._added[key])]
-                for server, season, period, deck, user, total in cursor.execute(
-                    _sqlite_add_points(len(chunk)), args
+                for server, season, period, deck, user, total in compiled.run(
+                    cursor, _sqlite_add_points(len(chunk)), args
                 ).fetchall():
                     added = self._added[(server, season, period, deck, user)][0]
                     counts.move((server, season, period, deck), total - added, total)

@@ -28,8 +28,7 @@ from bot.domain.records import (
     Totals,
 )
 from bot.service.ports import QuizStore, StoreUnavailable
-from bot.storage import SqlStore
-from bot.storage.compiled import Compiled
+from bot.storage import SqlStore, compiled
 from tests.factories import click
 
 if TYPE_CHECKING:
@@ -341,7 +340,7 @@ async def test_a_close_waits_for_an_answer_in_progress(
     """The reveal read right after a close counts every answer that will stand: a close
     landing between an answer's check of the post and its insert waits for that answer
     (FOR SHARE on PostgreSQL, the write lock on SQLite). SQLite's click runs on the
-    driver's cursor (`Compiled`), PostgreSQL's through SQLAlchemy: both are paused."""
+    driver's cursor (`compiled.run`), PostgreSQL's through SQLAlchemy: both are paused."""
     post = await new_post(sql_store)
     paused = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -358,13 +357,13 @@ async def test_a_close_waits_for_an_answer_in_progress(
             else:
                 time.sleep(0.3)
 
-    real_execute = Compiled.execute
+    real_run = compiled.run
 
-    def paused_execute(self: Compiled, conn: Any, params: Any) -> Any:
-        pause_answer_insert(conn, None, self.sql)
-        return real_execute(self, conn, params)
+    def paused_run(cursor: Any, sql: str, args: Any) -> Any:
+        pause_answer_insert(None, cursor, sql)
+        return real_run(cursor, sql, args)
 
-    monkeypatch.setattr(Compiled, "execute", paused_execute)
+    monkeypatch.setattr(compiled, "run", paused_run)
     event.listen(Engine, "before_cursor_execute", pause_answer_insert)
     try:
         answer = asyncio.create_task(click(sql_store, post, "U1", 0, True, at(1)))
