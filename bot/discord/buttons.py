@@ -41,7 +41,7 @@ from bot.presentation.messages import (
     summary_message,
 )
 
-_ID = r"[0-9]{1,18}"  # a database id that fits a signed 64-bit integer
+_ID = r"[1-9][0-9]{0,17}"  # a database id as written: fits a signed 64-bit integer
 
 ANSWER = re.compile(rf"quiz:a:(?P<post>{_ID}):(?P<choice>[0-4])")
 SWITCH = re.compile(rf"quiz:l:(?P<post>{_ID}):(?P<locale>[A-Za-z0-9-]{{2,16}})")

@@ -31,7 +31,7 @@ RUN_IDS = re.compile(r"^quiz_run_[A-E]$")
 REVIEW_IDS = re.compile(r"^quiz_review_[A-E]$")
 ANY = re.compile(r".*")
 
-_ID = r"(\d{1,18})"  # fits a 64-bit integer column
+_ID = r"([1-9]\d{0,17})"  # a row id as written: fits a 64-bit column, no leading zero
 _POST = re.compile(rf"p:{_ID}:(\d)")
 _RUN = re.compile(rf"r:{_ID}:([a-z0-9][a-z0-9-]{{0,199}}):(\d)")
 _LOCALE = re.compile(rf"l:{_ID}:([a-z]{{2,3}}(?:-[A-Za-z0-9]{{2,4}}){{0,2}})")

@@ -64,7 +64,8 @@ def test_button_values_round_trip() -> None:
     assert actions.parse_reset(actions.reset_value(3)) == 3
     for bad in ("reset", "s:0", "s:3:1", "s:x", 3, None):
         assert actions.parse_reset(bad) is None
-    for value in ("garbage", "p:1", "p:1:2:3", "p:a:1", "p:1:10", 5, None, "r:1:Bad:0", "l:1:x"):
+    odd = ("p:01:0", "p:0:1", "r:01:q:0", "l:007:bn")  # not an id as the bot writes one
+    for value in ("garbage", "p:1", "p:1:2:3", "p:a:1", "p:1:10", 5, None, "r:1:Bad:0", *odd):
         assert actions.parse_post(value) is None
         assert actions.parse_run(value) is None
         assert actions.parse_locale(value) is None
