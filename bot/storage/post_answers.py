@@ -385,18 +385,7 @@ def _click() -> Select[Any]:
     new_answer = (
         postgresql.insert(answers)
         .from_select(
-            [
-                "server_id",
-                "season",
-                "user_id",
-                "deck_id",
-                "question_id",
-                "post_id",
-                "choice",
-                "correct",
-                "points",
-                "answered_at",
-            ],
+            list(_ANSWER_COLUMNS),
             select(
                 post.c.server_id,
                 post.c.season,
