@@ -8,6 +8,7 @@ SQLAlchemy compiled from the same statement objects, once, with the same values 
 
 from __future__ import annotations
 
+import json
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -44,6 +45,16 @@ def run(cursor: Any, sql: str, args: Sequence[Any]) -> Any:
     many-row ones), on the driver's `cursor`: the cursor, with its rows."""
     cursor.execute(sql, args)
     return cursor
+
+
+def json_rows(cursor: Any, sql: str, columns: Sequence[str], args: Sequence[Any]) -> list[Any]:
+    """The rows (`columns` of each) of the query `sql`, read as one row holding a JSON
+    array: the driver gives up the GIL on every step of a statement, and in a burst each
+    step waited for it back behind the event loop; this is one step whatever the rows."""
+    each = ", ".join(columns)
+    found = run(cursor, f"SELECT json_group_array(json_array({each})) FROM ({sql})", args)
+    (rows,) = found.fetchone()
+    return list(json.loads(rows))
 
 
 class Compiled:

@@ -25,7 +25,7 @@ from sqlalchemy.engine import Connection
 from bot.domain.records import Standing
 from bot.domain.review import Card, Source, Study, after_study, local_day
 from bot.storage import compiled
-from bot.storage.compiled import Compiled
+from bot.storage.compiled import Compiled, bind
 from bot.storage.tables import cards, mastery, mastery_counts, servers
 from bot.storage.transactions import accumulate, written
 
@@ -199,10 +199,10 @@ class PendingPlays:
         try:
             for start in range(0, len(keys), self.ROWS):
                 some = keys[start : start + self.ROWS]
-                found = compiled.run(
-                    cursor, _sqlite_cards_of(len(some)), [v for k in some for v in k]
+                found = compiled.json_rows(
+                    cursor, _sqlite_cards_of(len(some)), _CARDS_OF, [v for k in some for v in k]
                 )
-                for server, user, deck, question, *state in found.fetchall():
+                for server, user, deck, question, *state in found:
                     stored[(server, user, deck, question)] = _stored_card(deck, question, state)
             now: dict[CardKey, Card] = {}
             for server, study, zone in plays:
@@ -225,13 +225,37 @@ class PendingPlays:
             if card.mastered != (was is not None and was.mastered):
                 steps[(key[0], key[1])] += 1 if card.mastered else -1
         last = {(server, study.user_id): study.at for server, study, _ in plays}
-        for (server, user), step in sorted(steps.items()):
-            if step:
-                moved = {"server_id": server, "user_id": user, "mastered": step}
-                total = int(
-                    _SQLITE_MASTERY_UP.scalar(conn, moved | {"reached_at": last[(server, user)]})
-                )
-                accumulate(conn, MasteryCounts).move(server, total - step, total)
+        moved = sorted((key, step) for key, step in steps.items() if step)
+        if moved:
+            self._count(conn, moved, last)
+
+    def _count(
+        self,
+        conn: Connection,
+        moved: list[tuple[tuple[str, str], int]],
+        last: dict[tuple[str, str], datetime],
+    ) -> None:
+        """People's mastery counts moved by `moved` steps: their counts read with one
+        statement, written with another, and the server's counts moved to match."""
+        counts = accumulate(conn, MasteryCounts)
+        cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        try:
+            for start in range(0, len(moved), self.ROWS):
+                some = moved[start : start + self.ROWS]
+                people = [value for (key, _) in some for value in key]
+                had = {
+                    (server, user): int(count)
+                    for server, user, count in compiled.json_rows(
+                        cursor, _sqlite_mastery_of(len(some)), _MASTERY_OF, people
+                    )
+                }
+                rows = [value for (key, step) in some for value in (*key, step, bind(last[key]))]
+                compiled.run(cursor, _sqlite_mastery_up(len(some)), rows)
+                for key, step in some:
+                    was = had.get(key, 0)
+                    counts.move(key[0], was, was + step)
+        finally:
+            cursor.close()
 
 
 CardKey = tuple[str, str, str, str]
@@ -267,6 +291,42 @@ def _sqlite_cards_of(keys: int) -> str:
         "SELECT server_id, user_id, deck_id, question_id, missed, box, due, reviews, got_right "
         "FROM wanted JOIN cards ON server_id = wanted.s AND user_id = wanted.u "
         "AND deck_id = wanted.d AND question_id = wanted.q"
+    )
+
+
+_CARDS_OF = (
+    "server_id",
+    "user_id",
+    "deck_id",
+    "question_id",
+    "missed",
+    "box",
+    "due",
+    "reviews",
+    "got_right",
+)
+_MASTERY_OF = ("server_id", "user_id", "mastered")
+
+
+@lru_cache(maxsize=8)
+def _sqlite_mastery_of(people: int) -> str:
+    """The mastery counts of `people` (server, user) pairs, each found by the primary key."""
+    rows = ", ".join(["(?, ?)"] * people)
+    return (
+        f"WITH wanted(s, u) AS (VALUES {rows}) "
+        "SELECT server_id, user_id, mastered FROM wanted "
+        "JOIN mastery ON server_id = wanted.s AND user_id = wanted.u"
+    )
+
+
+@lru_cache(maxsize=8)
+def _sqlite_mastery_up(people: int) -> str:
+    """`people` mastery counts moved by a step each (a person with no row gets one)."""
+    rows = ", ".join(["(?, ?, ?, ?)"] * people)
+    return (
+        f"INSERT INTO mastery (server_id, user_id, mastered, reached_at) VALUES {rows} "
+        "ON CONFLICT (server_id, user_id) DO UPDATE SET "
+        "mastered = mastery.mastered + excluded.mastered, reached_at = excluded.reached_at"
     )
 
 

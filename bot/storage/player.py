@@ -122,51 +122,54 @@ def server_settings(server_id: str, row: AnyRow | None) -> ServerSettings:
     )
 
 
-def player_columns() -> list[ColumnElement[Any]]:
+def _of_server(column: ColumnElement[Any]) -> ColumnElement[Any]:
+    return select(column).where(servers.c.server_id == bindparam("server_id")).scalar_subquery()
+
+
+def player_columns(scalar: bool = False) -> list[ColumnElement[Any]]:
     """The reply's facts as columns: the server's settings (its defaults when it has no row
-    yet), the user's language, their totals in the season (three aggregates of one scan,
-    read from the `totals` subquery, which the statement must join) and their streak."""
-
-    def of_server(column: ColumnElement[Any]) -> ColumnElement[Any]:
-        return select(column).where(servers.c.server_id == bindparam("server_id")).scalar_subquery()
-
+    yet), the user's language, their totals in the season and their streak. The totals are
+    three aggregates of one scan, read from the `totals` subquery (`MINE`, which the
+    statement must join), or with `scalar` three subqueries of their own (for a statement
+    that reads them per row of another table: SQLite has no lateral join)."""
+    if scalar:
+        season = func.coalesce(_of_server(servers.c.season), 1)
+        by_season = _totals(season)
+        totals: list[ColumnElement[Any]] = [
+            by_season.with_only_columns(c).scalar_subquery().label(c.name)
+            for c in by_season.selected_columns
+        ]
+    else:
+        totals = [MINE.c.answered, MINE.c.correct, MINE.c.points]
     return [
-        of_server(servers.c.locale).label("server_locale"),
-        func.coalesce(of_server(servers.c.timezone), "UTC").label("timezone"),
-        func.coalesce(of_server(servers.c.season), 1).label("server_season"),
+        _of_server(servers.c.locale).label("server_locale"),
+        func.coalesce(_of_server(servers.c.timezone), "UTC").label("timezone"),
+        func.coalesce(_of_server(servers.c.season), 1).label("server_season"),
         USER_LOCALE.scalar_subquery().label("user_locale"),
-        MINE.c.answered,
-        MINE.c.correct,
-        MINE.c.points,
+        *totals,
         _STREAK.scalar_subquery().label("streak"),
     ]
 
 
 def _totals_subquery() -> Subquery:
     """`_totals` in the server's current season (1 for a server with no row yet)."""
-    season = func.coalesce(
-        select(servers.c.season)
-        .where(servers.c.server_id == bindparam("server_id"))
-        .scalar_subquery(),
-        1,
-    )
-    return _totals(season).subquery("totals")
+    return _totals(func.coalesce(_of_server(servers.c.season), 1)).subquery("totals")
 
 
 MINE = _totals_subquery()
 _PLAYER = select(*player_columns()).select_from(MINE)
 _NEWEST = posts.alias("newest_scheduled")
+NEWEST_SCHEDULED = (
+    select(_NEWEST.c.id)
+    .where(_NEWEST.c.server_id == posts.c.server_id, _NEWEST.c.schedule_id.is_not(None))
+    .order_by(_NEWEST.c.opened_at.desc(), _NEWEST.c.id.desc())
+    .limit(1)
+    .scalar_subquery()
+    .label("newest_scheduled")
+)
+"""The newest daily post of the server of the `posts` row read."""
 POST_CLICK = (
-    select(
-        posts,
-        *player_columns(),
-        select(_NEWEST.c.id)
-        .where(_NEWEST.c.server_id == posts.c.server_id, _NEWEST.c.schedule_id.is_not(None))
-        .order_by(_NEWEST.c.opened_at.desc(), _NEWEST.c.id.desc())
-        .limit(1)
-        .scalar_subquery()
-        .label("newest_scheduled"),
-    )
+    select(posts, *player_columns(), NEWEST_SCHEDULED)
     .select_from(posts.join(MINE, true()))
     .where(posts.c.id == bindparam("post_id"))
     .with_for_update(read=True, of=posts)

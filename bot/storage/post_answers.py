@@ -19,11 +19,13 @@ Score and mastery counts, shared by everyone, are written at the transaction's e
 from __future__ import annotations
 
 import json
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
+    BindParameter,
     ColumnElement,
     Date,
     Select,
@@ -35,14 +37,17 @@ from sqlalchemy import (
     false,
     func,
     literal,
+    literal_column,
     null,
     or_,
     select,
+    table,
     true,
     union_all,
 )
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.visitors import replacement_traverse
 
 from bot.domain.leaderboard import ALL_TIME
 from bot.domain.records import AnswerStatus, Player, PostAnswer, PostAnswerOutcome, PostRecord
@@ -51,8 +56,8 @@ from bot.storage.compiled import Compiled, bind, utc
 from bot.storage.mastery import MasteryCounts, keep_played
 from bot.storage.player import (
     MINE,
+    NEWEST_SCHEDULED,
     POST_CHOICE,
-    POST_CLICK,
     AnyRow,
     after_answer,
     player_columns,
@@ -132,66 +137,63 @@ class PostAnswerWrite:
     def run_many(cls, conn: Connection, writes: list[PostAnswerWrite]) -> list[PostAnswerOutcome]:
         """Several clicks' writes in one transaction, in order, as each alone would run.
 
-        On SQLite each click's first read is its own statement, but their first meetings
-        and answers are claimed with one statement each for the lot (`_Claims`): every
-        statement costs the writer thread a wait for the GIL behind the event loop. Rows are
-        claimed in the clicks' order, so of two clicks that claim the same row the first
-        gets it, as when they run one by one."""
+        On SQLite the writer thread gives up the GIL on every step of every statement and
+        waits for it back behind the event loop, so a transaction's clicks are read with one
+        statement (`_Reads`: each click's post, what its reply shows, whether the person met
+        the question and answered the post), decided here in the clicks' order (of two
+        clicks that would claim the same row the first gets it, as when they run one by
+        one), and their first meetings and answers inserted with one statement each. The
+        transaction holds SQLite's write lock (BEGIN IMMEDIATE), so what it read stands."""
         if conn.dialect.name != "sqlite":
             return [write(conn) for write in writes]
         outcomes: list[PostAnswerOutcome | None] = []
-        claims = _Claims()
-        reads: list[tuple[int, PostAnswer, Any, PostRecord, Player]] = []
-        for write in writes:
+        meetings: list[dict[str, Any]] = []
+        stored: list[dict[str, Any]] = []
+        met_here: set[tuple[Any, ...]] = set()
+        chosen_here: dict[tuple[int, str], int] = {}
+        new: list[tuple[int, PostAnswer, Any, PostRecord, Player, bool]] = []
+        for write, target in zip(writes, _READS.run(conn, writes), strict=True):
             answer = write.answer
-            keys = _keys(answer)
-            target = _SQLITE_CLICK.first(conn, keys)
             if target is None:
                 nobody = read_player(conn, answer.post.server_id, answer.user_id)
                 outcomes.append(PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None))
                 continue
-            target = target._replace(
-                opened_at=utc(target.opened_at), closed_at=utc(target.closed_at)
-            )
             post = post_record(target)
             before = player_of(target, answer.post.server_id)
             if post.closed_at is not None:
-                earlier = _SQLITE_CHOICE.scalar(conn, keys)
-                outcomes.append(PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post))
+                closed = PostAnswerOutcome(AnswerStatus.CLOSED, target.earlier, before, post)
+                outcomes.append(closed)
                 continue
-            reads.append((len(outcomes), answer, target, post, before))
-            claims.add(_row(answer, post))
+            earlier = target.earlier
+            if earlier is None:
+                earlier = chosen_here.get((post.id, answer.user_id))
+            if earlier is not None:  # the person's first click on the post stands
+                outcomes.append(PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post))
+                continue
+            row = _row(answer, post)
+            key = _meeting_key(row)
+            met = not target.met and key not in met_here
+            if met:
+                met_here.add(key)
+                meetings.append(row)
+            else:
+                row["points"] = 0
+            chosen_here[(post.id, answer.user_id)] = answer.choice
+            stored.append(row)
+            new.append((len(outcomes), answer, target, post, before, met))
             outcomes.append(None)
-        for (at, answer, target, post, before), (met, stored) in zip(
-            reads, claims.claim(conn), strict=True
-        ):
-            outcomes[at] = _stored(conn, answer, target, post, before, met, stored)
+        _insert(conn, _sqlite_meetings, _MEETING_COLUMNS, meetings)
+        _insert(conn, _sqlite_answers, _ANSWER_COLUMNS, stored)
+        for at, answer, target, post, before, met in new:
+            outcomes[at] = _stored(conn, answer, target, post, before, met)
         return [outcome for outcome in outcomes if outcome is not None]
 
 
-def _keys(answer: PostAnswer) -> dict[str, Any]:
-    return {
-        "post_id": answer.post.id,
-        "server_id": answer.post.server_id,
-        "user_id": answer.user_id,
-    }
-
-
 def _stored(
-    conn: Connection,
-    answer: PostAnswer,
-    target: Any,
-    post: PostRecord,
-    before: Player,
-    met: bool,
-    stored: bool,
+    conn: Connection, answer: PostAnswer, target: Any, post: PostRecord, before: Player, met: bool
 ) -> PostAnswerOutcome:
-    """A click on an open post, once its first meeting (`met`) and its answer (`stored`)
-    were claimed: the first click of a person on a post stands; points only at a first
-    meeting."""
-    if not stored:  # its first click claimed the meeting
-        earlier = _SQLITE_CHOICE.scalar(conn, _keys(answer))
-        return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
+    """A click's answer, stored: its points (only at the person's first meeting with the
+    question) and its card, written at the transaction's end."""
     server_id, user_id = answer.post.server_id, answer.user_id
     points = answer.points if met else 0
     if points:
@@ -212,68 +214,101 @@ def _stored(
     return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
 
 
-class _Claims:
-    """SQLite: the first meetings and answers of a transaction's clicks, each inserted for
-    all of them with one statement (a hundred rows a statement) that returns the rows it
-    took; a row two clicks claim goes to the first."""
+class _Reads:
+    """SQLite: what a transaction's clicks read, in one statement that gives one row (a
+    JSON array of each click's facts), so the writer thread waits for the GIL once for them
+    all. A click's facts are `POST_CLICK`'s columns, the choice of the person's earlier
+    answer to the post, and whether they already met its question; None for a post not
+    found. The statement is `POST_CLICK`'s parts with the click's values read from a VALUES
+    table (`clicks`) instead of bound."""
 
-    ROWS = 90
-    """Rows a statement: at most 900 parameters, inside every SQLite's limit."""
+    ROWS = 200
+    """Clicks a statement: 800 parameters, inside every SQLite's limit."""
 
     def __init__(self) -> None:
-        self._rows: list[dict[str, Any]] = []
+        met = exists().where(
+            first_meetings.c.server_id == posts.c.server_id,
+            first_meetings.c.season == posts.c.season,
+            first_meetings.c.user_id == bindparam("user_id"),
+            first_meetings.c.deck_id == posts.c.deck_id,
+            first_meetings.c.question_id == posts.c.question_id,
+        )
+        facts: list[Any] = [
+            *posts.c,
+            *player_columns(scalar=True),
+            NEWEST_SCHEDULED,
+            POST_CHOICE.scalar_subquery().label("earlier"),
+            met.label("met"),
+        ]
+        one = select(func.json_array(*facts)).where(posts.c.id == bindparam("post_id"))
+        each = func.json_array(literal_column("clicks.i"), one.scalar_subquery())
+        stmt = select(func.json_group_array(each)).select_from(table("clicks"))
+        # Named, not bound to a table: SQLAlchemy adds no FROM for them, and SQLite finds
+        # `clicks` in the outermost query, however deep the subquery.
+        from_clicks: dict[str, Any] = {
+            name: literal_column(f"clicks.{name}") for name in ("post_id", "server_id", "user_id")
+        }
 
-    def add(self, row: dict[str, Any]) -> None:
-        self._rows.append(row)
+        def click_value(element: Any) -> Any:
+            if isinstance(element, BindParameter) and element.key in from_clicks:
+                return from_clicks[element.key]
+            return None
 
-    def claim(self, conn: Connection) -> list[tuple[bool, bool]]:
-        """Per click, in order: (its first meeting was claimed, its answer was stored)."""
-        rows = self._rows
-        if not rows:
-            return []
+        self._select = Compiled(replacement_traverse(stmt, {}, click_value))  # type: ignore[call-overload]
+        unbound = [n for n in self._select.names if n not in self._select.fixed]
+        if unbound:
+            raise AssertionError(f"the clicks' read leaves {unbound} unbound")
+        self._fixed = [bind(self._select.fixed[n]) for n in self._select.names]
+        self._row = namedtuple("ClickRead", [fact.name for fact in facts])  # type: ignore[misc]
+        self._sql = lru_cache(maxsize=8)(self._sql_for)
+
+    def run(self, conn: Connection, writes: list[PostAnswerWrite]) -> list[Any]:
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+        read: list[Any] = []
         try:
-            met = _first_takers(
-                rows,
-                [_meeting_key(row) for row in rows],
-                self._insert(cursor, _sqlite_meetings, _MEETING_COLUMNS, rows),
-            )
-            for row, first in zip(rows, met, strict=True):
-                row["points"] = row["points"] if first else 0
-            stored = _first_takers(
-                rows,
-                [(row["post_id"], row["user_id"]) for row in rows],
-                self._insert(cursor, _sqlite_answers, _ANSWER_COLUMNS, rows),
-            )
+            for start in range(0, len(writes), self.ROWS):
+                some = writes[start : start + self.ROWS]
+                args: list[Any] = []
+                for i, write in enumerate(some):
+                    answer = write.answer
+                    args += (i, answer.post.id, answer.post.server_id, answer.user_id)
+                sql = self._sql(len(some))
+                (found,) = compiled.run(cursor, sql, args + self._fixed).fetchone()
+                facts = sorted(json.loads(found), key=lambda pair: int(pair[0]))
+                read += [None if f is None else self._made(f) for _, f in facts]
         finally:
             cursor.close()
-        return list(zip(met, stored, strict=True))
+        return read
 
-    def _insert(
-        self,
-        cursor: Any,
-        statement: Any,
-        columns: tuple[str, ...],
-        rows: list[dict[str, Any]],
-    ) -> list[tuple[Any, ...]]:
-        taken: list[tuple[Any, ...]] = []
-        for start in range(0, len(rows), self.ROWS):
-            some = rows[start : start + self.ROWS]
+    def _made(self, facts: list[Any]) -> Any:
+        target: Any = self._row(*facts)
+        return target._replace(opened_at=utc(target.opened_at), closed_at=utc(target.closed_at))
+
+    def _sql_for(self, rows: int) -> str:
+        values = ", ".join(["(?, ?, ?, ?)"] * rows)
+        return (
+            f"WITH clicks(i, post_id, server_id, user_id) AS (VALUES {values}) {self._select.sql}"
+        )
+
+
+_READS = _Reads()
+
+
+def _insert(
+    conn: Connection, statement: Any, columns: tuple[str, ...], rows: list[dict[str, Any]]
+) -> None:
+    """SQLite: `rows` inserted, ninety a statement (at most 900 parameters, inside every
+    SQLite's limit)."""
+    if not rows:
+        return
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        for start in range(0, len(rows), 90):
+            some = rows[start : start + 90]
             args = [bind(row[c]) for row in some for c in columns]
-            taken += compiled.run(cursor, statement(len(some)), args).fetchall()
-        return taken
-
-
-def _first_takers(
-    rows: list[dict[str, Any]], keys: list[tuple[Any, ...]], taken: list[tuple[Any, ...]]
-) -> list[bool]:
-    """Per row, whether it took its key: the first row with each key returned."""
-    left = {tuple(key) for key in taken}
-    out = []
-    for key in keys:
-        out.append(key in left)
-        left.discard(key)
-    return out
+            compiled.run(cursor, statement(len(some)), args)
+    finally:
+        cursor.close()
 
 
 _MEETING_COLUMNS = ("server_id", "season", "user_id", "deck_id", "question_id", "answered_at")
@@ -300,18 +335,14 @@ def _sqlite_meetings(rows: int) -> str:
     values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * rows)
     return (
         "INSERT INTO first_meetings (server_id, season, user_id, deck_id, question_id, met_at) "
-        f"VALUES {values} ON CONFLICT DO NOTHING "
-        "RETURNING server_id, season, user_id, deck_id, question_id"
+        f"VALUES {values}"
     )
 
 
 @lru_cache(maxsize=8)
 def _sqlite_answers(rows: int) -> str:
     values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
-    return (
-        f"INSERT INTO answers ({', '.join(_ANSWER_COLUMNS)}) "
-        f"VALUES {values} ON CONFLICT (post_id, user_id) DO NOTHING RETURNING post_id, user_id"
-    )
+    return f"INSERT INTO answers ({', '.join(_ANSWER_COLUMNS)}) VALUES {values}"
 
 
 def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
@@ -327,10 +358,6 @@ def _row(answer: PostAnswer, post: PostRecord) -> dict[str, Any]:
         "points": answer.points,
         "answered_at": answer.at,
     }
-
-
-_SQLITE_CLICK = Compiled(POST_CLICK)
-_SQLITE_CHOICE = Compiled(POST_CHOICE)
 
 
 def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[ColumnElement[str]]:

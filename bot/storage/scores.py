@@ -128,11 +128,12 @@ class PendingPoints:
     """SQLite: a transaction's standings additions, written as its last statements, a
     hundred rows each, instead of one statement per scoring answer.
 
-    On SQLite the writer thread gives up the GIL on every statement and waits for it back
-    behind the event loop; in a burst that wait was most of a click's write. A person has
-    one click in flight at a time (`bot.service.admission`), so nothing in the transaction
-    reads a row added here before it is written. Score counts move from the totals the
-    upsert returns, less what this transaction added."""
+    On SQLite the writer thread gives up the GIL on every step of a statement and waits
+    for it back behind the event loop; in a burst that wait was most of a click's write. A
+    person has one click in flight at a time (`bot.service.admission`), so nothing in the
+    transaction reads a row added here before it is written. Score counts move from the
+    rows' points, read with one statement before the upsert (the transaction holds the
+    write lock, so nothing moves them in between)."""
 
     ROWS = 100
     """Rows a statement: 700 parameters, inside every SQLite's limit."""
@@ -166,28 +167,51 @@ class PendingPoints:
         try:
             for start in range(0, len(keys), self.ROWS):
                 chunk = keys[start : start + self.ROWS]
+                had = {
+                    (server, int(season), period, deck, user): int(points)
+                    for server, season, period, deck, user, points in compiled.json_rows(
+                        cursor,
+                        _sqlite_points_of(len(chunk)),
+                        _KEYED_POINTS,
+                        [value for key in chunk for value in key],
+                    )
+                }
                 args = [bind(value) for key in chunk for value in (*key, *self._added[key])]
-                for server, season, period, deck, user, total in compiled.run(
-                    cursor, _sqlite_add_points(len(chunk)), args
-                ).fetchall():
-                    added = self._added[(server, season, period, deck, user)][0]
-                    counts.move((server, season, period, deck), total - added, total)
+                compiled.run(cursor, _sqlite_add_points(len(chunk)), args)
+                for key in chunk:
+                    was = had.get(key, 0)
+                    counts.move(key[:4], was, was + self._added[key][0])
         finally:
             cursor.close()
         self._added.clear()
 
 
+_KEYS = tuple(c.name for c in standings.primary_key.columns)
+_KEYED_POINTS = (*_KEYS, "points")
+
+
+@lru_cache(maxsize=8)
+def _sqlite_points_of(rows: int) -> str:
+    """The points of `rows` standings rows (by key), each found by the primary key."""
+    values = ", ".join(["(?, ?, ?, ?, ?)"] * rows)
+    wanted = ", ".join(f"w{i}" for i in range(len(_KEYS)))
+    joined = " AND ".join(f"standings.{key} = wanted.w{i}" for i, key in enumerate(_KEYS))
+    return (
+        f"WITH wanted({wanted}) AS (VALUES {values}) "
+        f"SELECT {', '.join(f'standings.{c}' for c in _KEYED_POINTS)} "
+        f"FROM wanted JOIN standings ON {joined}"
+    )
+
+
 @lru_cache(maxsize=8)
 def _sqlite_add_points(rows: int) -> str:
-    """SQLite's upsert of `rows` standings rows, returning each row's key and new total."""
+    """SQLite's upsert of `rows` standings rows."""
     values = ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * rows)
-    keys = ", ".join(c.name for c in standings.primary_key.columns)
     return (
         f"INSERT INTO standings ({', '.join(_ROW)}) VALUES {values} "
-        f"ON CONFLICT ({keys}) DO UPDATE SET "
+        f"ON CONFLICT ({', '.join(_KEYS)}) DO UPDATE SET "
         "points = standings.points + excluded.points, "
-        "reached_at = max(standings.reached_at, excluded.reached_at) "
-        f"RETURNING {keys}, points"
+        "reached_at = max(standings.reached_at, excluded.reached_at)"
     )
 
 
