@@ -146,7 +146,8 @@ async def reply_privately(
     if view is not None:
         data["components"] = view.to_components()
     url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
-    body = json.dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})
+    payload = {"type": discord.InteractionResponseType.channel_message.value, "data": data}
+    body = json.dumps(payload, ensure_ascii=False, separators=_COMPACT).encode()
     async with session.post(url, data=body, headers=_JSON) as answered:
         if answered.status >= 300:
             raise discord.HTTPException(answered, await answered.text())
@@ -155,6 +156,9 @@ async def reply_privately(
 
 
 _JSON = {"Content-Type": "application/json"}
+_COMPACT = (",", ":")
+"""A reply's body as UTF-8 without spaces: a third less to encode than `json.dumps`' default
+(Bengali escaped as \\uXXXX, six bytes a letter), on the event loop, once a click."""
 
 
 async def update(
