@@ -21,7 +21,7 @@ import discord
 
 from bench.procs import stdin_closed
 from bench.report import ROOT
-from bot.bootstrap import build_app
+from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
 from bot.discord.client import INTENTS, QuizClient, use_endpoints
 from bot.observability.logs import configure
@@ -60,6 +60,7 @@ gateway_url = "{gateway_url}"
         # Logs as `quizbot run` writes them (a JSON line per click): that is part of the cost.
         configure("INFO", astuple(config.secrets), json_lines=True)
         app = await build_app(config)
+        settle_heap()  # as `quizbot run` does
         client = QuizClient(app)
     else:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False

@@ -25,7 +25,7 @@ from slack_bolt.async_app import AsyncApp
 
 from bench.procs import free_port, stdin_closed
 from bench.report import ROOT
-from bot.bootstrap import build_app
+from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
 from bot.observability.logs import configure
 from bot.slack.app import SlackBot, build_slack
@@ -90,6 +90,7 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
         app = await build_app(config)
         bot = build_slack(app)
         await bot.prepare()
+        settle_heap()  # as `quizbot run` does
     else:
         bot = bare_bot(api_url, reply=kind == "bare-reply")
     try:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import getpass
 import json
 import logging
@@ -192,7 +191,7 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
 
 
 async def _run(config: Config) -> int:
-    from bot.bootstrap import NothingToRun, build_app, check_platforms, run_platforms
+    from bot.bootstrap import NothingToRun, build_app, check_platforms, run_platforms, settle_heap
 
     try:
         check_platforms(config)  # before migrations, so a missing token is said first
@@ -200,11 +199,7 @@ async def _run(config: Config) -> int:
         print(e, file=sys.stderr)
         return 1
     app = await build_app(config)
-    # What start-up made (decks, modules, the app) lives as long as the process: out of
-    # the collector's sight, a full collection in a burst of clicks took 10-50 ms here, not
-    # 100-250 ms.
-    gc.collect()
-    gc.freeze()
+    settle_heap()
     runner = asyncio.create_task(run_platforms(app))
     stopping = asyncio.Event()
 
