@@ -116,7 +116,8 @@ async def test_refusals_and_a_stop_that_reveals_and_gives_the_results(
     slack, clock = await started(make_slack, f"game {TEST_DECK} 5 20")
     second = await slack.fake.reply((await slack.tester.command("game", user="U2")).key)
     assert all_text(second["blocks"]).startswith("A game is already running in this channel.")
-    await slack.tester.command("language bn", user="U3")
+    # A setting is stored after the ack (`Acks.early`): its confirmation says it is.
+    await slack.fake.reply((await slack.tester.command("language bn", user="U3")).key)
     bad = await slack.fake.reply(
         (await slack.tester.command("game 80", user="U3", channel="C2")).key
     )

@@ -68,7 +68,7 @@ async def test_two_misses_are_reviewed_privately_and_come_back_only_when_due(
 ) -> None:
     clock = ManualClock(datetime(2026, 3, 27, 21, 0, tzinfo=UTC))
     slack = await make_slack(clock=clock)
-    await slack.tester.command("language en", user="U7")
+    await slack.fake.reply((await slack.tester.command("language en", user="U7")).key)
     post_reply = await _miss_a_post_and_a_run_question(slack, "U7")
     assert "📚 Added to your review: /quiz review brings it back." in all_text(post_reply["blocks"])
 

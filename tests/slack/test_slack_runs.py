@@ -22,7 +22,8 @@ async def _right_button(slack: Slack, blocks: list[dict[str, Any]]) -> dict[str,
 
 
 async def test_a_full_run_scores_8_of_8(slack: Slack) -> None:
-    await slack.tester.command("language en")  # the seed deck's first language is Bengali
+    # The seed deck's first language is Bengali; the setting is stored once confirmed.
+    await slack.fake.reply((await slack.tester.command("language en")).key)
     started = await slack.tester.command(f"start {SEED_DECK}", user="U1")
     reply = await slack.fake.reply(started.key)
     assert reply["response_type"] == "ephemeral"
