@@ -13,17 +13,26 @@ gets the same from the core.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Self
 
 import discord
 
+from bot.decks.model import Question
 from bot.discord import embeds as render
 from bot.discord.clicks import clicked
 from bot.discord.components import Button, button, stopped_view
 from bot.discord.context import client_of
 from bot.discord.identity import actor
-from bot.discord.replies import reply_privately, send, update
+from bot.discord.replies import (
+    json_text,
+    post_private_reply,
+    private_reply,
+    reply_privately,
+    send,
+    update,
+)
 from bot.discord.reports import REPORT, ReportButton, report_button
 from bot.discord.review import REVIEW, TOPIC, ReviewButton, TopicButton
 from bot.domain.answer import AnswerResult
@@ -36,6 +45,7 @@ from bot.presentation.game_messages import locked_text
 from bot.presentation.locales import text
 from bot.presentation.messages import (
     answer_message,
+    answer_notes,
     feedback_message,
     step_message,
     summary_message,
@@ -102,8 +112,11 @@ async def _answer(
         return handled
     if new:
         bot.posts.answered(post_id, bot.messages)
-    card, view = answer_reply(result)
-    await reply_privately(interaction, bot.reply_session, embeds=[card], view=view)
+    if interaction.response.is_done():
+        card, view = answer_reply(result)
+        await reply_privately(interaction, bot.reply_session, embeds=[card], view=view)
+    else:
+        await post_private_reply(interaction, bot.reply_session, answer_body(result))
     return handled
 
 
@@ -265,6 +278,13 @@ DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
 def answer_reply(result: AnswerResult) -> tuple[discord.Embed, discord.ui.View | None]:
     """The private reply to a click, and its "show in the other language" and "Report a
     problem" buttons."""
+    card, view, _review = _answer_parts(result)
+    return card, view
+
+
+def _answer_parts(
+    result: AnswerResult,
+) -> tuple[discord.Embed, discord.ui.View | None, str | None]:
     msg = answer_message(result)
     card = render.answer(msg, result.correct if result.status is AnswerStatus.NEW else None)
     switch = None
@@ -272,7 +292,71 @@ def answer_reply(result: AnswerResult) -> tuple[discord.Embed, discord.ui.View |
         switch = (msg.switch_locale, msg.switch_label)
     view = result.view
     key = card_key(view.deck.id, view.question.id)
-    return card, _reply_view(view.post.id, switch, key, msg.report_label)
+    return card, _reply_view(view.post.id, switch, key, msg.report_label), msg.review
+
+
+@dataclass(frozen=True)
+class _Frame:
+    """A click's reply as JSON with a hole for its footer (`head` + footer + `tail`)."""
+
+    question: Question
+    """What it was built from: a reloaded deck's questions are new objects."""
+    head: str
+    tail: str
+    review: str | None
+
+
+_FRAMES: dict[tuple[Any, ...], _Frame] = {}
+_MOST_FRAMES = 512
+_HOLE = "\x00footer\x00"
+
+
+def answer_body(result: AnswerResult) -> str:
+    """`private_reply(answer_reply(result))`, the private answer's JSON body, built once per
+    post, language and click: everyone who picked the same choice gets the same headline,
+    explanation and buttons, and only the footer (their totals and streak) is theirs. In a
+    burst, building and encoding the whole reply was a sixth of what the bot adds to a
+    click on the event loop. A reply with no totals (a closed post) is built whole."""
+    view = result.view
+    if result.status is AnswerStatus.CLOSED:
+        return _whole(result)
+    key = (
+        view.post.id,
+        result.locale,
+        result.status,
+        result.choice,
+        result.replay,
+        result.practice,
+    )
+    frame = _FRAMES.get(key)
+    if frame is None or frame.question is not view.question:
+        frame = _frame(result)
+        if frame is None:
+            return _whole(result)
+        if len(_FRAMES) >= _MOST_FRAMES:
+            _FRAMES.clear()
+        _FRAMES[key] = frame
+    totals, streak = answer_notes(result, result.locale)
+    footer = render.answer_footer(totals, streak, frame.review)
+    return frame.head + json_text(footer) + frame.tail
+
+
+def _whole(result: AnswerResult) -> str:
+    card, view = answer_reply(result)
+    return private_reply(embeds=[card], view=view)
+
+
+def _frame(result: AnswerResult) -> _Frame | None:
+    """None when the reply is so long that a footer could make Discord's 6,000-character
+    limit shorten it (`render.fit`)."""
+    card, view, review = _answer_parts(result)
+    card.set_footer(text=_HOLE)
+    if render.total_length([card]) - len(_HOLE) + render.FOOTER > render.TOTAL:
+        return None
+    head, hole, tail = private_reply(embeds=[card], view=view).partition(json_text(_HOLE))
+    if not hole:
+        return None
+    return _Frame(result.view.question, head, tail, review)
 
 
 @lru_cache(maxsize=1024)

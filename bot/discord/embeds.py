@@ -98,9 +98,15 @@ def answer(msg: AnswerMessage, correct: bool | None) -> discord.Embed:
     """The private reply to a click: right or wrong, the answer, why; in the footer the
     caller's totals and, after a miss, that the question went into their review."""
     body = _paragraphs(f"**{esc(msg.answer)}**\n{esc(msg.explanation)}", msg.why and esc(msg.why))
-    notes = " · ".join(p for p in (msg.totals, msg.streak) if p)
-    footer = "\n".join(p for p in (notes, msg.review) if p)
+    footer = answer_footer(msg.totals, msg.streak, msg.review)
     return _embed(msg.headline, body, _colour(correct), footer)
+
+
+def answer_footer(totals: str | None, streak: str | None, review: str | None) -> str:
+    """An answer's footer: the person's totals and streak, then the note that the question
+    went into their review."""
+    notes = " · ".join(p for p in (totals, streak) if p)
+    return clip("\n".join(p for p in (notes, review) if p), FOOTER)
 
 
 def review_question(msg: ReviewQuestion) -> discord.Embed:

@@ -133,10 +133,18 @@ async def reply_privately(
     a click's time on the event loop. So the callback is posted here, as Discord documents
     it (204, no body), and the interaction marked answered. Interaction callbacks carry
     their own token and are outside the bot's rate limits. Once answered, this is `send`."""
-    response = interaction.response
-    if response.is_done():
+    if interaction.response.is_done():
         await send(interaction, content=content, embeds=embeds, view=view)
         return
+    await post_private_reply(interaction, session, private_reply(content, embeds, view))
+
+
+def private_reply(
+    content: str | None = None,
+    embeds: Sequence[discord.Embed] = (),
+    view: discord.ui.View | None = None,
+) -> str:
+    """The JSON body of a private reply as an interaction's first response."""
     data: dict[str, Any] = {"flags": EPHEMERAL, "allowed_mentions": {"parse": []}}
     if content is not None:
         data["content"] = render.clip(content, render.CONTENT)
@@ -145,20 +153,31 @@ async def reply_privately(
         data["embeds"] = [embed.to_dict() for embed in shown]
     if view is not None:
         data["components"] = view.to_components()
-    url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
     payload = {"type": discord.InteractionResponseType.channel_message.value, "data": data}
-    body = json.dumps(payload, ensure_ascii=False, separators=_COMPACT).encode()
-    async with session.post(url, data=body, headers=_JSON) as answered:
+    return json_text(payload)
+
+
+def json_text(value: Any) -> str:
+    """JSON as Discord reads it, compact and not ASCII-escaped: `json.dumps`' default escapes
+    each Bengali letter as six bytes and pads with spaces, a third more to encode, on the
+    event loop, once a click."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+async def post_private_reply(
+    interaction: discord.Interaction, session: aiohttp.ClientSession, body: str
+) -> None:
+    """Posts `body` (`private_reply`'s) as the interaction's first response, over `session`
+    (see `reply_privately`)."""
+    url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
+    async with session.post(url, data=body.encode(), headers=_JSON) as answered:
         if answered.status >= 300:
             raise discord.HTTPException(answered, await answered.text())
     # What `InteractionResponse.send_message` records: later replies become follow-ups.
-    response._response_type = discord.InteractionResponseType.channel_message
+    interaction.response._response_type = discord.InteractionResponseType.channel_message
 
 
 _JSON = {"Content-Type": "application/json"}
-_COMPACT = (",", ":")
-"""A reply's body as UTF-8 without spaces: a third less to encode than `json.dumps`' default
-(Bengali escaped as \\uXXXX, six bytes a letter), on the event loop, once a click."""
 
 
 async def update(

@@ -107,7 +107,7 @@ def _choices(choices: Iterable[ShownChoice], locale: str) -> list[ChoiceLine]:
 
 
 def _header(view: PostView) -> str:
-    """"Deck · Question n of N": n is the question's place in its deck, or in its game."""
+    """ "Deck · Question n of N": n is the question's place in its deck, or in its game."""
     loc = view.locale
     deck = pick(view.deck.title, loc)
     if view.game is not None:
@@ -156,8 +156,8 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
     why = None
     if picked is not None and picked.why is not None and not result.correct:
         why = text(loc, "reply.your_pick", letter=result.letter, why=pick(picked.why, loc))
-    totals = result.totals
     other = result.view.deck.other_locale(loc)
+    totals, streak = answer_notes(result, loc)
     return AnswerMessage(
         headline=headline,
         answer=text(
@@ -165,7 +165,21 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
         ),
         explanation=pick(q.explanation, loc),
         why=why,
-        totals=None
+        totals=totals,
+        streak=streak,
+        switch_label=text(other, "reply.show_in") if other else None,
+        switch_locale=other,
+        review=added_to_review(loc, result.status is AnswerStatus.NEW and not result.correct),
+        report_label=text(loc, "report.button"),
+    )
+
+
+def answer_notes(result: AnswerResult, loc: str) -> tuple[str | None, str | None]:
+    """What a click's reply says of the person (their totals, their streak): the only part
+    of it that differs between people who made the same click on the same post."""
+    totals = result.totals
+    return (
+        None
         if result.status is AnswerStatus.CLOSED
         else text(
             loc,
@@ -174,11 +188,7 @@ def answer_message(result: AnswerResult, locale: str | None = None) -> AnswerMes
             correct=totals.correct,
             answered=totals.answered,
         ),
-        streak=text(loc, "reply.streak", days=result.streak) if result.streak >= 2 else None,
-        switch_label=text(other, "reply.show_in") if other else None,
-        switch_locale=other,
-        review=added_to_review(loc, result.status is AnswerStatus.NEW and not result.correct),
-        report_label=text(loc, "report.button"),
+        text(loc, "reply.streak", days=result.streak) if result.streak >= 2 else None,
     )
 
 
