@@ -12,6 +12,7 @@ import json
 from collections import namedtuple
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import ClauseElement
@@ -55,6 +56,34 @@ def json_rows(cursor: Any, sql: str, columns: Sequence[str], args: Sequence[Any]
     found = run(cursor, f"SELECT json_group_array(json_array({each})) FROM ({sql})", args)
     (rows,) = found.fetchone()
     return list(json.loads(rows))
+
+
+def add_counts(
+    conn: Connection, table: str, keys: Sequence[str], rows: list[dict[str, Any]]
+) -> None:
+    """SQLite: `rows` (`keys` and `users`) added to `table`'s `users` counts, a hundred rows a
+    statement; one step, where an executemany steps (and gives up the GIL) once a row."""
+    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+    try:
+        for start in range(0, len(rows), 100):
+            some = rows[start : start + 100]
+            run(
+                cursor,
+                _counts_sql(table, tuple(keys), len(some)),
+                [bind(row[c]) for row in some for c in (*keys, "users")],
+            )
+    finally:
+        cursor.close()
+
+
+@lru_cache(maxsize=16)
+def _counts_sql(table: str, keys: tuple[str, ...], rows: int) -> str:
+    values = ", ".join(["(" + ", ".join(["?"] * (len(keys) + 1)) + ")"] * rows)
+    named = ", ".join(keys)
+    return (
+        f"INSERT INTO {table} ({named}, users) VALUES {values} "
+        f"ON CONFLICT ({named}) DO UPDATE SET users = {table}.users + excluded.users"
+    )
 
 
 class Compiled:

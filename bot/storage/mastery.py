@@ -361,7 +361,9 @@ class MasteryCounts:
             if users
         ]
         self._users.clear()
-        if rows:
+        if rows and conn.dialect.name == "sqlite":
+            compiled.add_counts(conn, "mastery_counts", ("server_id", "mastered"), rows)
+        elif rows:
             conn.execute(_stmt(conn, "counts"), rows)
 
 

@@ -215,6 +215,9 @@ def _sqlite_add_points(rows: int) -> str:
     )
 
 
+_COUNT_KEYS = tuple(c.name for c in score_counts.primary_key.columns)
+
+
 class ScoreCounts:
     """One transaction's score count moves, summed per (leaderboard, total)."""
 
@@ -245,5 +248,7 @@ class ScoreCounts:
             if users
         ]
         self._users.clear()
-        if rows:
+        if rows and conn.dialect.name == "sqlite":
+            compiled.add_counts(conn, "score_counts", _COUNT_KEYS, rows)
+        elif rows:
             conn.execute(_move_counts_stmt(conn), rows)

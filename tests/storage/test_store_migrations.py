@@ -14,7 +14,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, event, inspect, text
 from sqlalchemy.engine import Connection
 
-from bot.storage import upgrade
+from bot.storage import compiled, upgrade
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import metadata
 
@@ -26,16 +26,25 @@ HEAD = ScriptDirectory.from_config(Config(str(MIGRATIONS / "alembic.ini"))).get_
 
 @contextmanager
 def statements() -> Iterator[list[str]]:
-    """Every SQL statement any engine sends while the block runs."""
+    """Every SQL statement any engine sends while the block runs, and those a SQLite click's
+    write runs on the driver's own cursor (`bot.storage.compiled.run`)."""
     sent: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
         sent.append(statement)
 
+    direct = compiled.run
+
+    def run(cursor: Any, sql: str, args: Any) -> Any:
+        sent.append(sql)
+        return direct(cursor, sql, args)
+
     event.listen(Engine, "before_cursor_execute", record)
+    compiled.run = run  # type: ignore[assignment]
     try:
         yield sent
     finally:
+        compiled.run = direct  # type: ignore[assignment]
         event.remove(Engine, "before_cursor_execute", record)
 
 
