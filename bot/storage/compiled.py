@@ -8,9 +8,10 @@ SQLAlchemy compiled from the same statement objects, once, with the same values 
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import namedtuple
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from typing import Any
@@ -58,30 +59,43 @@ def json_rows(cursor: Any, sql: str, columns: Sequence[str], args: Sequence[Any]
     return list(json.loads(rows))
 
 
-def add_counts(
-    conn: Connection, table: str, keys: Sequence[str], rows: list[dict[str, Any]]
+def values(width: int, rows: int) -> str:
+    """The placeholders of a many-row VALUES: `rows` rows of `width`."""
+    one = "(" + ", ".join(["?"] * width) + ")"
+    return ", ".join([one] * rows)
+
+
+def run_rows(
+    conn: Connection,
+    sql_for: Callable[[int], str],
+    columns: Sequence[str],
+    rows: Sequence[Mapping[str, Any]],
 ) -> None:
-    """SQLite: `rows` (`keys` and `users`) added to `table`'s `users` counts, a hundred rows a
-    statement; one step, where an executemany steps (and gives up the GIL) once a row."""
+    """SQLite: `rows` written by the statement `sql_for(n)` of n rows (their `columns`
+    bound in order), ninety rows a statement: at most 900 parameters for up to ten columns,
+    inside every SQLite's limit; one step a statement, where an executemany steps (and
+    gives up the GIL) once a row."""
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
-        for start in range(0, len(rows), 100):
-            some = rows[start : start + 100]
-            run(
-                cursor,
-                _counts_sql(table, tuple(keys), len(some)),
-                [bind(row[c]) for row in some for c in (*keys, "users")],
-            )
+        for start in range(0, len(rows), 90):
+            some = rows[start : start + 90]
+            run(cursor, sql_for(len(some)), [bind(row[c]) for row in some for c in columns])
     finally:
         cursor.close()
 
 
+def add_counts(
+    conn: Connection, table: str, keys: tuple[str, ...], rows: list[dict[str, Any]]
+) -> None:
+    """SQLite: `rows` (`keys` and `users`) added to `table`'s `users` counts."""
+    run_rows(conn, functools.partial(_counts_sql, table, keys), (*keys, "users"), rows)
+
+
 @lru_cache(maxsize=16)
 def _counts_sql(table: str, keys: tuple[str, ...], rows: int) -> str:
-    values = ", ".join(["(" + ", ".join(["?"] * (len(keys) + 1)) + ")"] * rows)
     named = ", ".join(keys)
     return (
-        f"INSERT INTO {table} ({named}, users) VALUES {values} "
+        f"INSERT INTO {table} ({named}, users) VALUES {values(len(keys) + 1, rows)} "
         f"ON CONFLICT ({named}) DO UPDATE SET users = {table}.users + excluded.users"
     )
 

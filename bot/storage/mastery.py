@@ -285,7 +285,7 @@ _CARD_STATE = ("missed", "box", "due", "reviews", "got_right", "mastered")
 def _sqlite_cards_of(keys: int) -> str:
     """The stored cards of `keys` (server, user, deck, question) keys, each found by the
     primary key (a row-value IN list would scan the table)."""
-    rows = ", ".join(["(?, ?, ?, ?)"] * keys)
+    rows = compiled.values(4, keys)
     return (
         f"WITH wanted(s, u, d, q) AS (VALUES {rows}) "
         "SELECT server_id, user_id, deck_id, question_id, missed, box, due, reviews, got_right "
@@ -311,7 +311,7 @@ _MASTERY_OF = ("server_id", "user_id", "mastered")
 @lru_cache(maxsize=8)
 def _sqlite_mastery_of(people: int) -> str:
     """The mastery counts of `people` (server, user) pairs, each found by the primary key."""
-    rows = ", ".join(["(?, ?)"] * people)
+    rows = compiled.values(2, people)
     return (
         f"WITH wanted(s, u) AS (VALUES {rows}) "
         "SELECT server_id, user_id, mastered FROM wanted "
@@ -322,7 +322,7 @@ def _sqlite_mastery_of(people: int) -> str:
 @lru_cache(maxsize=8)
 def _sqlite_mastery_up(people: int) -> str:
     """`people` mastery counts moved by a step each (a person with no row gets one)."""
-    rows = ", ".join(["(?, ?, ?, ?)"] * people)
+    rows = compiled.values(4, people)
     return (
         f"INSERT INTO mastery (server_id, user_id, mastered, reached_at) VALUES {rows} "
         "ON CONFLICT (server_id, user_id) DO UPDATE SET "
@@ -332,7 +332,7 @@ def _sqlite_mastery_up(people: int) -> str:
 
 @lru_cache(maxsize=8)
 def _sqlite_cards_up(count: int) -> str:
-    rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * count)
+    rows = compiled.values(4 + len(_CARD_STATE), count)
     keys = "server_id, user_id, deck_id, question_id"
     return (
         f"INSERT INTO cards ({keys}, {', '.join(_CARD_STATE)}) VALUES {rows} "

@@ -182,8 +182,8 @@ class PostAnswerWrite:
             stored.append(row)
             new.append((len(outcomes), answer, target, post, before, met))
             outcomes.append(None)
-        _insert(conn, _sqlite_meetings, _MEETING_COLUMNS, meetings)
-        _insert(conn, _sqlite_answers, _ANSWER_COLUMNS, stored)
+        compiled.run_rows(conn, _sqlite_meetings, _MEETING_COLUMNS, meetings)
+        compiled.run_rows(conn, _sqlite_answers, _ANSWER_COLUMNS, stored)
         for at, answer, target, post, before, met in new:
             outcomes[at] = _stored(conn, answer, target, post, before, met)
         return [outcome for outcome in outcomes if outcome is not None]
@@ -285,30 +285,13 @@ class _Reads:
         return target._replace(opened_at=utc(target.opened_at), closed_at=utc(target.closed_at))
 
     def _sql_for(self, rows: int) -> str:
-        values = ", ".join(["(?, ?, ?, ?)"] * rows)
+        values = compiled.values(4, rows)
         return (
             f"WITH clicks(i, post_id, server_id, user_id) AS (VALUES {values}) {self._select.sql}"
         )
 
 
 _READS = _Reads()
-
-
-def _insert(
-    conn: Connection, statement: Any, columns: tuple[str, ...], rows: list[dict[str, Any]]
-) -> None:
-    """SQLite: `rows` inserted, ninety a statement (at most 900 parameters, inside every
-    SQLite's limit)."""
-    if not rows:
-        return
-    cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
-    try:
-        for start in range(0, len(rows), 90):
-            some = rows[start : start + 90]
-            args = [bind(row[c]) for row in some for c in columns]
-            compiled.run(cursor, statement(len(some)), args)
-    finally:
-        cursor.close()
 
 
 _MEETING_COLUMNS = ("server_id", "season", "user_id", "deck_id", "question_id", "answered_at")
@@ -332,16 +315,15 @@ def _meeting_key(row: dict[str, Any]) -> tuple[Any, ...]:
 
 @lru_cache(maxsize=8)
 def _sqlite_meetings(rows: int) -> str:
-    values = ", ".join(["(?, ?, ?, ?, ?, ?)"] * rows)
     return (
         "INSERT INTO first_meetings (server_id, season, user_id, deck_id, question_id, met_at) "
-        f"VALUES {values}"
+        f"VALUES {compiled.values(len(_MEETING_COLUMNS), rows)}"
     )
 
 
 @lru_cache(maxsize=8)
 def _sqlite_answers(rows: int) -> str:
-    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * rows)
+    values = compiled.values(len(_ANSWER_COLUMNS), rows)
     return f"INSERT INTO answers ({', '.join(_ANSWER_COLUMNS)}) VALUES {values}"
 
 

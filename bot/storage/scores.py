@@ -193,7 +193,7 @@ _KEYED_POINTS = (*_KEYS, "points")
 @lru_cache(maxsize=8)
 def _sqlite_points_of(rows: int) -> str:
     """The points of `rows` standings rows (by key), each found by the primary key."""
-    values = ", ".join(["(?, ?, ?, ?, ?)"] * rows)
+    values = compiled.values(len(_KEYS), rows)
     wanted = ", ".join(f"w{i}" for i in range(len(_KEYS)))
     joined = " AND ".join(f"standings.{key} = wanted.w{i}" for i, key in enumerate(_KEYS))
     return (
@@ -206,7 +206,7 @@ def _sqlite_points_of(rows: int) -> str:
 @lru_cache(maxsize=8)
 def _sqlite_add_points(rows: int) -> str:
     """SQLite's upsert of `rows` standings rows."""
-    values = ", ".join(["(?, ?, ?, ?, ?, ?, ?)"] * rows)
+    values = compiled.values(len(_ROW), rows)
     return (
         f"INSERT INTO standings ({', '.join(_ROW)}) VALUES {values} "
         f"ON CONFLICT ({', '.join(_KEYS)}) DO UPDATE SET "
