@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from enum import Enum
 from zoneinfo import ZoneInfo
 
@@ -60,19 +60,23 @@ def period_key(period: Period, now: datetime, zone: str) -> str:
     if period is Period.ALL:
         return ALL_TIME
     local = now.astimezone(ZoneInfo(zone)).date()
-    if period is Period.WEEK:
-        return "w" + (local - timedelta(days=local.weekday())).isoformat()
+    return _week_key(local) if period is Period.WEEK else _month_key(local)
+
+
+def _week_key(local: date) -> str:
+    return "w" + (local - timedelta(days=local.weekday())).isoformat()
+
+
+def _month_key(local: date) -> str:
     return f"m{local.year:04d}-{local.month:02d}"
 
 
 def answer_keys(at: datetime, zone: str) -> tuple[str, str, str]:
     """The week, month and all-time keys an answer given at `at` counts in: fixed when it
-    is stored, in the server's zone of that moment (a later zone change moves no answer)."""
-    return (
-        period_key(Period.WEEK, at, zone),
-        period_key(Period.MONTH, at, zone),
-        ALL_TIME,
-    )
+    is stored, in the server's zone of that moment (a later zone change moves no answer).
+    The local date is worked out once: in a burst this runs for every scoring click."""
+    local = at.astimezone(ZoneInfo(zone)).date()
+    return _week_key(local), _month_key(local), ALL_TIME
 
 
 @dataclass(frozen=True)

@@ -29,12 +29,21 @@ def bind(value: Any) -> Any:
     if kind is str or kind is int or value is None:  # most of a click's values: as they are
         return value
     if isinstance(value, datetime):
-        if value.utcoffset() is None:
-            raise ValueError(f"naive datetime {value!r}: the store takes aware datetimes only")
-        return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
+        return _bound_time(value)
     if isinstance(value, bool):
         return int(value)
     return value
+
+
+@lru_cache(maxsize=1024)
+def _bound_time(value: datetime) -> str:
+    """A datetime as stored, worked out once per moment: a click's time is bound for each
+    of the eight or so rows it writes (its answer, first meeting, standings, card), and a
+    transaction's standings rows come sorted by board, not by click. Equal moments in
+    different zones are equal keys, and are stored as the same UTC text."""
+    if value.utcoffset() is None:
+        raise ValueError(f"naive datetime {value!r}: the store takes aware datetimes only")
+    return value.astimezone(UTC).replace(tzinfo=None).isoformat(" ", "microseconds")
 
 
 def utc(value: str | None) -> datetime | None:

@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime
 
-from bot.domain.leaderboard import Period, period_bounds
+from bot.domain.leaderboard import Period, answer_keys, period_bounds, period_key
 
 
 def utc(*args: int) -> datetime:
@@ -37,3 +37,14 @@ def test_period_words() -> None:
     assert Period.parse(None) is Period.WEEK
     assert Period.parse("MONTH") is Period.MONTH
     assert Period.parse("year") is None
+
+
+def test_an_answers_keys_are_its_weeks_monday_and_month_in_the_servers_zone() -> None:
+    # Sunday 31 May 2026 20:00 UTC is Monday 1 June 02:00 in Dhaka: a new week and month there
+    at = utc(2026, 5, 31, 20, 0)
+    assert answer_keys(at, "Asia/Dhaka") == ("w2026-06-01", "m2026-06", "all")
+    assert answer_keys(at, "UTC") == ("w2026-05-25", "m2026-05", "all")
+    for zone in ("Asia/Dhaka", "UTC", "America/New_York"):
+        week, month, _ = answer_keys(at, zone)
+        assert week == period_key(Period.WEEK, at, zone)
+        assert month == period_key(Period.MONTH, at, zone)
