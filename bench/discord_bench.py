@@ -45,20 +45,20 @@ class TimedFakeDiscord(FakeDiscord):
         self._unanswered: set[str] = set()
         self._answered = asyncio.Event()
 
-    async def answered(self, within: float) -> None:
-        """Waits until every interaction expected (`expect`) has its
-        private reply, or `within` seconds. The test server's own `until` re-checks every
-        click after each request (a burst's n clicks cost n squared checks: at 1,000, more
-        CPU than the app's own work on this 2-core machine); this counts them off."""
-        await asyncio.wait_for(self._answered.wait(), within)
-
     def expect(self, tokens: list[str]) -> None:
+        """The interactions of the next burst, whose replies `answered` waits for."""
         self._unanswered = set(tokens)
         self._answered.clear()
 
+    async def answered(self, within: float) -> None:
+        """Waits until every interaction expected has its private reply, or `within`
+        seconds. The test server's own `until` re-checks every click after each request (n
+        squared checks a burst, in the load generator that shares the apps' two cores);
+        this counts them off as they arrive."""
+        await asyncio.wait_for(self._answered.wait(), within)
+
     def _counted(self, token: str) -> None:
-        record = self.interactions.get(token)
-        if token in self._unanswered and record is not None and self.replied_at(record) is not None:
+        if token in self._unanswered and self.replied_at(self.interactions[token]) is not None:
             self._unanswered.discard(token)
             if not self._unanswered:
                 self._answered.set()
