@@ -78,6 +78,9 @@ async def login(client: discord.Client, token: str) -> None:
         ) from e
 
 
+COMPONENT = discord.InteractionType.component.value
+
+
 def answers_skip_message(state: Any) -> None:
     """Answer clicks reach discord.py without the message they were made on.
 
@@ -104,9 +107,6 @@ def answers_skip_message(state: Any) -> None:
         parse(data)
 
     parsers["INTERACTION_CREATE"] = parse_interaction
-
-
-COMPONENT = discord.InteractionType.component.value
 
 
 class QuizClient(discord.AutoShardedClient):
