@@ -84,6 +84,8 @@ def run_rows(
     bound in order), ninety rows a statement: at most 900 parameters for up to ten columns,
     inside every SQLite's limit; one step a statement, where an executemany steps (and
     gives up the GIL) once a row."""
+    if not rows:
+        return
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
         for start in range(0, len(rows), 90):
