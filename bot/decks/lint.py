@@ -2,20 +2,22 @@
 
 A problem stops a deck loading; a warning does not, so the bot plays the deck anyway, and
 `quizbot validate --strict` lets a deck's CI refuse it. Each warning has a stable name that a
-question's `lint: {ignore: [NAME]}` silences for that question. The rules are pure: a loaded
-`Deck` and where its parts sit in the file (`DeckPlaces`) in, warnings out, checked in every
-locale of the deck.
+question's `lint: {ignore: [NAME]}` silences for that question. The rules are pure: loaded
+`Deck`s and where their parts sit in their files (`DeckPlaces`) in, warnings out, checked in
+every locale of each deck. Decks the bot loads together are linted together: a question of
+one must not answer or repeat a question of another (`overlap.py`).
 """
 
 from __future__ import annotations
 
 import difflib
 import unicodedata
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from bot.decks.formats.phrasebook import answer_is
-from bot.decks.giveaway import Leak, leaks
 from bot.decks.model import Deck, Localized, Question
+from bot.decks.overlap import overlaps
 from bot.decks.places import DeckPlaces, QuestionPlace, TextPlace
 from bot.decks.problem import LintWarning
 from bot.decks.tree import At
@@ -29,6 +31,7 @@ NAMES = (
     "none-of-the-above",
     "few-choices",
     "gives-away",
+    "duplicate-question",
     "missing-explanation",
     "missing-why",
     "unknown-warning",
@@ -47,12 +50,25 @@ ENOUGH_CHOICES = 3
 
 def lint(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
     """Every warning of one deck, by line and column."""
+    return lint_decks([deck], {deck.id: places})
+
+
+def lint_decks(decks: Sequence[Deck], places: Mapping[str, DeckPlaces]) -> list[LintWarning]:
+    """Every warning of decks the bot loads together (`places` by deck id): each deck's own,
+    and those between the questions of all of them; by deck in the order given, then by line
+    and column."""
+    found = [w for deck in decks for w in _deck_warnings(deck, places[deck.id])]
+    found.extend(overlaps(decks, places))
+    order = {places[deck.id].path: index for index, deck in enumerate(decks)}
+    return sorted(found, key=lambda w: (order[w.path], w.line, w.column, w.name, w.message))
+
+
+def _deck_warnings(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
     found = _Lint(deck, places)
     for question in deck.questions:
         found.question(question)
     found.deck_length()
-    found.gives_away(leaks(deck))
-    return sorted(found.warnings, key=lambda w: (w.line, w.column, w.name, w.message))
+    return found.warnings
 
 
 def _length(text: str) -> int:
@@ -232,21 +248,3 @@ class _Lint:
                         question,
                     )
                     break
-
-    def gives_away(self, found: list[Leak]) -> None:
-        for leak in found:
-            giver = self.place(leak.giver)
-            part = giver.explanation if leak.part == "explanation" else giver.text
-            if leak.choice is not None:
-                part = giver.choices[leak.choice].why or part
-            given = self.place(leak.given)
-            what = "this why" if leak.part == "why" else f"this {leak.part}"
-            shown = ", ".join(f'"{s}"' for s in leak.shown)
-            self.warn(
-                part.of(leak.locale),
-                "gives-away",
-                f"{what} gives away the answer of question '{leak.given.id}' (line "
-                f"{given.at.line}){self.where(leak.locale)}: it says {shown}",
-                leak.giver,
-                leak.given,
-            )
