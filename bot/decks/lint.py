@@ -11,10 +11,10 @@ one must not answer or repeat a question of another (`overlap.py`).
 from __future__ import annotations
 
 import difflib
-import unicodedata
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
+from bot.decks.cues import CUES, count, length
 from bot.decks.formats.phrasebook import answer_is
 from bot.decks.model import Deck, Localized, Question
 from bot.decks.overlap import overlaps
@@ -32,6 +32,7 @@ NAMES = (
     "few-choices",
     "gives-away",
     "duplicate-question",
+    "form-cues",
     "missing-explanation",
     "missing-why",
     "unknown-warning",
@@ -46,6 +47,12 @@ DECK_MIN_QUESTIONS = 5
 """Across a deck: the right answer longest in more than 40% of the questions of 3 choices or
 more (chance is 1 in 3 to 1 in 5), once there are 5 such questions."""
 ENOUGH_CHOICES = 3
+CUE_CHANCE = 0.01
+CUE_RATIO = 1.5
+"""A form cue is warned when the right answer carries it in so many questions that chance
+gives as many at most 1 time in 100 (the exact tail of the count), and half again as often as
+chance would: small decks are not flagged by noise, nor big ones for a cue too weak to
+matter."""
 
 
 def lint(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
@@ -68,18 +75,15 @@ def _deck_warnings(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
     for question in deck.questions:
         found.question(question)
     found.deck_length()
+    found.form_cues()
     return found.warnings
-
-
-def _length(text: str) -> int:
-    return len(" ".join(unicodedata.normalize("NFC", text).split()))
 
 
 def _strictly_longest(question: Question, locale: str) -> tuple[int, int] | None:
     """(right, longest wrong) in characters, if the right answer is the strictly longest."""
-    right = _length(question.right.text[locale])
+    right = length(question.right.text[locale])
     wrong = max(
-        _length(c.text[locale]) for i, c in enumerate(question.choices) if i != question.answer
+        length(c.text[locale]) for i, c in enumerate(question.choices) if i != question.answer
     )
     return (right, wrong) if right > wrong else None
 
@@ -248,3 +252,22 @@ class _Lint:
                         question,
                     )
                     break
+
+    def form_cues(self) -> None:
+        counted = [q for q in self.deck.questions if "form-cues" not in self.place(q).ignored]
+        for locale in self.deck.locales:
+            for cue, (_, what, which) in CUES.items():
+                found = count(cue, counted, locale)
+                hits = len(found.carriers)
+                if hits < CUE_RATIO * found.chance or found.tail > CUE_CHANCE:
+                    continue
+                names = ", ".join(
+                    f"'{q.id}' (line {self.place(q).at.line})" for q in found.carriers
+                )
+                self.warn(
+                    self.places.questions_key,
+                    "form-cues",
+                    f"the right answer is {what} in {hits} of the {found.counted} questions"
+                    f"{self.where(locale)} with {which}; chance would give {found.chance:.1f} "
+                    f"(p = {found.tail:.1g}), so picking it scores without knowing: {names}",
+                )
