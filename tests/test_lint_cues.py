@@ -1,4 +1,5 @@
-"""The deck-level `form-cues` warning: each cue planted in a deck, and what chance allows."""
+"""The deck-level `form-cues` warning (each cue planted in a deck, and what chance allows) and
+the `reading-time` warning (a question longer than a game's default time to read)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ import pytest
 
 from bot.cli import main
 from bot.decks import cues
+from bot.decks.format import GAME_SECONDS
 from bot.decks.loading import load_decks
+from bot.decks.reading_time import ReadingTime, reading_time
+from bot.domain import game
 
 Question = tuple[str, list[str], int]
 
@@ -281,3 +285,88 @@ def _chance(odds: list[float], outcome: tuple[int, ...]) -> float:
     for p, hit in zip(odds, outcome, strict=True):
         product *= p if hit else 1 - p
     return product
+
+
+# Reading time
+
+
+LONG_TEXT = " ".join(["word"] * 62) + "?"
+
+
+def read_warning(capsys: pytest.CaptureFixture[str], tmp_path: Path, extra: str = "") -> list[str]:
+    path = deck_file(tmp_path, [(LONG_TEXT, ["one", "two", "three", "four"], 0)], {0: extra})
+    main(["validate", str(path)])
+    return [line for line in capsys.readouterr().out.splitlines() if "[reading-time]" in line]
+
+
+def test_a_question_too_long_to_read_in_a_games_time(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 62 + 4 words = 66 at 200 a minute: 19.8 s, within 20.
+    assert read_warning(capsys, tmp_path) == []
+    path = deck_file(
+        tmp_path, [(LONG_TEXT + " And more words?", ["one", "two", "three", "four"], 0)]
+    )
+    main(["validate", str(path)])
+    assert [line for line in capsys.readouterr().out.splitlines() if "[reading-time]" in line] == [
+        f"{path}:5:11: warning: the question and its choices take about 21 s to read "
+        f"(69 words at 200 a minute), more than a game's 20 s; add seconds: 25 or more, or "
+        f"shorten them [reading-time]"
+    ]
+
+
+def test_a_question_with_its_own_time_is_read_against_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = " ".join(["word"] * 120)  # 124 words with the choices: 37.2 s
+    path = deck_file(tmp_path, [(text, ["one", "two", "three", "four"], 0)], {0: "    seconds: 40"})
+    main(["validate", "--strict", str(path)])
+    assert capsys.readouterr().out.splitlines() == ["1 deck, 1 question in 1 file: all valid"]
+    path = deck_file(tmp_path, [(text, ["one", "two", "three", "four"], 0)], {0: "    seconds: 30"})
+    main(["validate", str(path)])
+    assert [line for line in capsys.readouterr().out.splitlines() if "[reading-time]" in line] == [
+        f"{path}:5:11: warning: the question and its choices take about 38 s to read "
+        f"(124 words at 200 a minute), more than its seconds: 30; make it 40 or more, or "
+        f"shorten them [reading-time]"
+    ]
+
+
+def test_reading_time_can_be_ignored(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    text = " ".join(["word"] * 120)
+    ignoring = {0: "    lint: {ignore: [reading-time]}"}
+    path = deck_file(tmp_path, [(text, ["one", "two", "three", "four"], 0)], ignoring)
+    assert main(["validate", "--strict", str(path)]) == 0
+
+
+def test_bengali_is_read_in_aksharas_and_its_latin_terms_as_words() -> None:
+    assert reading_time("প্যারালেলিজম") == ReadingTime(words=0, aksharas=6)  # প্যা রা লে লি জ ম
+    assert reading_time("ক্ষমতা") == ReadingTime(words=0, aksharas=3)  # a conjunct is one
+    assert reading_time("উপরে") == ReadingTime(words=0, aksharas=3)  # উ পে রে: a vowel is one
+    assert reading_time("GPU-তে NCCL 8টি") == ReadingTime(words=3, aksharas=2)
+    assert ReadingTime(words=100, aksharas=400).seconds == pytest.approx(30 + 60)
+
+
+def test_a_bilingual_question_is_warned_once_at_its_slowest_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bengali = " ".join(["প্যারালেলিজম"] * 22)  # 132 aksharas, and 11 in the choices: 21.5 s
+    english = " ".join(["word"] * 66)  # 70 words with the choices: 21 s
+    choices = {"ক্ষমতা": "power", "মেমরি": "memory", "লেয়ার": "layer", "নোড": "node"}
+    path = tmp_path / "two.yaml"
+    path.write_text(
+        "title: {bn: t, en: t}\nlocales: [bn, en]\nquestions:\n  - id: q\n    text:\n"
+        f'      bn: "{bengali}"\n      en: "{english}"\n    choices:\n'
+        + "".join(f'      - {{bn: "{bn}", en: "{en}"}}\n' for bn, en in choices.items())
+        + "    answer: 0\n    explanation: {bn: ব্যাখ্যা, en: Explanation}\n",
+        encoding="utf-8",
+    )
+    main(["validate", str(path)])
+    assert [line for line in capsys.readouterr().out.splitlines() if "[reading-time]" in line] == [
+        f"{path}:6:11: warning: the question and its choices take about 22 s to read in 'bn' "
+        f"(143 Bengali aksharas at 400 a minute) and 21 s in 'en', more than a game's 20 s; "
+        f"add seconds: 25 or more, or shorten them [reading-time]"
+    ]
+
+
+def test_the_lints_game_time_is_the_games() -> None:
+    assert GAME_SECONDS == game.SECONDS

@@ -11,15 +11,18 @@ one must not answer or repeat a question of another (`overlap.py`).
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from bot.decks.cues import CUES, count, length
+from bot.decks.format import GAME_SECONDS
 from bot.decks.formats.phrasebook import answer_is
 from bot.decks.model import Deck, Localized, Question
 from bot.decks.overlap import overlaps
 from bot.decks.places import DeckPlaces, QuestionPlace, TextPlace
 from bot.decks.problem import LintWarning
+from bot.decks.reading_time import question_reading_time
 from bot.decks.tree import At
 from bot.decks.vocabulary import catch_all, normal, true_false_pair
 
@@ -33,6 +36,7 @@ NAMES = (
     "gives-away",
     "duplicate-question",
     "form-cues",
+    "reading-time",
     "missing-explanation",
     "missing-why",
     "unknown-warning",
@@ -119,6 +123,7 @@ class _Lint:
         self.few_choices(question)
         self.copied_explanation(question)
         self.copied_whys(question)
+        self.reading_time(question)
 
     def unknown_names(self, question: Question) -> None:
         for name, at in self.place(question).ignore:
@@ -271,3 +276,26 @@ class _Lint:
                     f"{self.where(locale)} with {which}; chance would give {found.chance:.1f} "
                     f"(p = {found.tail:.1g}), so picking it scores without knowing: {names}",
                 )
+
+    def reading_time(self, question: Question) -> None:
+        """One warning per question, at the locale slowest to read: `seconds` covers all."""
+        allowed = question.seconds or GAME_SECONDS
+        times = {x: question_reading_time(question, x) for x in self.deck.locales}
+        needed = {x: math.ceil(read.seconds) for x, read in times.items()}
+        slow = [x for x in sorted(needed, key=lambda x: -needed[x]) if needed[x] > allowed]
+        if not slow:
+            return
+        first, *others = slow
+        fix = -(-needed[first] // 5) * 5
+        also = "".join(f" and {needed[x]} s in '{x}'" for x in others)
+        if question.seconds is None:
+            said = f"more than a game's {GAME_SECONDS} s; add seconds: {fix} or more"
+        else:
+            said = f"more than its seconds: {question.seconds}; make it {fix} or more"
+        self.warn(
+            self.place(question).text.of(first),
+            "reading-time",
+            f"the question and its choices take about {needed[first]} s to read"
+            f"{self.where(first)} ({times[first].measure()}){also}, {said}, or shorten them",
+            question,
+        )
