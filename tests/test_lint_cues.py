@@ -336,6 +336,7 @@ def test_reading_time_can_be_ignored(tmp_path: Path, capsys: pytest.CaptureFixtu
     ignoring = {0: "    lint: {ignore: [reading-time]}"}
     path = deck_file(tmp_path, [(text, ["one", "two", "three", "four"], 0)], ignoring)
     assert main(["validate", "--strict", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["1 deck, 1 question in 1 file: all valid"]
 
 
 def test_bengali_is_read_in_aksharas_and_its_latin_terms_as_words() -> None:
