@@ -197,14 +197,14 @@ class Supervisor:
             except Exception as error:
                 fatal = cannot_work(error, starts)
                 if fatal is not None:
+                    if starts == 0 and isinstance(error, SetupError):
+                        raise  # as before: `quizbot run` says "cannot start: ..."
                     log.error(
                         "%s cannot run: %s",
                         what,
                         fatal,
                         extra={"event": "platform_stopped", "platform": what},
                     )
-                    if starts == 0 and isinstance(error, SetupError):
-                        raise  # as before: `quizbot run` says "cannot start: ..."
                     raise PlatformStopped(f"{what} stopped: {fatal}") from error
                 outcome: BaseException = error
             else:
