@@ -442,6 +442,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from bot.bootstrap import DeckError
+    from bot.service.supervision import PlatformStopped
 
     parser = _parser()
     args = parser.parse_args(argv)
@@ -453,6 +454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
+    except PlatformStopped as e:  # it ran, then its platform refused it for good
+        print(f"quizbot stopped: {e}", file=sys.stderr)
+        return 1
     except SetupError as e:
         print(f"cannot start: {e}", file=sys.stderr)
         return 2
