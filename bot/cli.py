@@ -15,7 +15,7 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,31 +39,14 @@ async def drain(seconds: float) -> None:
             log.warning("%d tasks still running after %ss; stopping them", len(late), seconds)
 
 
-def _play_help() -> Callable[[str], str]:
-    """`quizbot play --help` in the system's language (LC_ALL, LC_MESSAGES, LANG), as the
-    terminal quiz itself speaks it before a player has chosen one."""
-    from bot.console.language import system_locale
-    from bot.presentation.locales import LOCALES, text
-
-    system = system_locale(os.environ)
-    locale = system if system in LOCALES else "en"
-    return lambda key: text(locale, f"play.{key}")
-
-
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="quizbot", description="A quiz bot for team channels.")
     p.add_argument("--version", action="version", version=f"quizbot {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    say = _play_help()
-    play = sub.add_parser("play", help=say("help_play"), description=say("help_play"))
-    play.add_argument("--deck", help=say("help_deck"))
-    play.add_argument("--locale", help=say("help_locale"))
-    play.add_argument("--user", help=say("help_user"))
-    play.add_argument("--review", action="store_true", help=say("help_review"))
-    play.add_argument("--topic", help=say("help_topic"))
-    play.add_argument("--config", help=say("help_config"))
+    from bot.console.play import add_play_command
 
+    add_play_command(sub, argv, os.environ)
     validate = sub.add_parser("validate", help="check deck files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: configured paths)")
     validate.add_argument(
@@ -439,7 +422,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     from bot.bootstrap import DeckError
 
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
