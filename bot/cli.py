@@ -17,14 +17,9 @@ import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bot import __version__
 from bot.config import Config, ConfigError, SetupError, load_config
-
-if TYPE_CHECKING:
-    from bot.domain.health import Try
-    from bot.domain.problems import ProblemReport
 
 log = logging.getLogger("quizbot")
 DRAIN_SECONDS = 10.0
@@ -45,6 +40,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     from bot.console.play import add_play_command
+    from bot.console.report import add_report_command
 
     add_play_command(sub, argv, os.environ)
     validate = sub.add_parser("validate", help="check deck files")
@@ -80,12 +76,7 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     )
     export.add_argument("--config", help="config file")
 
-    report = sub.add_parser("report", help="question health for deck authors")
-    report.add_argument("--deck", help="one deck (default: every deck)")
-    report.add_argument("--server", help='one server, e.g. "slack:T0123" (default: all)')
-    report.add_argument("--html", help="also write the report, with charts, to this file")
-    report.add_argument("--locale", help="the language of the questions in the HTML")
-    report.add_argument("--config", help="config file")
+    add_report_command(sub, argv, os.environ)
 
     forget = sub.add_parser(
         "forget", help="delete everything kept about one user in one server (privacy)"
@@ -236,53 +227,17 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     return 0
 
 
-async def _answer_log(
-    config: Config, server: str | None, deck: str | None
-) -> tuple[list[Try], list[ProblemReport]]:
+async def _report(config: Config, args: argparse.Namespace) -> int:
+    from bot.console.report import ReportRequest, report
     from bot.storage import open_store
     from bot.storage.url import database_url
 
+    asked = ReportRequest.of(args, getpass.getuser() or "player")
     store = await open_store(database_url(config.database_url, config.base_dir))
     try:
-        log = list(await store.answer_log(server, deck))
-        return log, list(await store.problem_reports(server, deck))
+        return await report(config, store, asked, os.environ, sys.stdout, sys.stderr)
     finally:
         await store.close()
-
-
-def _report(config: Config, args: argparse.Namespace) -> int:
-    from datetime import UTC, datetime
-
-    from bot.decks.lint import lint
-    from bot.decks.loading import load_decks
-    from bot.domain.health import health
-    from bot.presentation.health_report import html, report_list, table, warning_list
-
-    loaded = load_decks(config.question_paths, config.shipped_decks)
-    decks = {d.id: d for d in loaded.decks}
-    if args.deck is not None and args.deck not in decks:
-        print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
-        return 1
-    chosen = [decks[args.deck]] if args.deck else sorted(decks.values(), key=lambda d: d.id)
-    log, reports = asyncio.run(_answer_log(config, args.server, args.deck))
-    questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
-    rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
-    warnings = [w for d in chosen for w in lint(d, loaded.places[d.id])]
-    print(table(rows, decks))
-    if warnings:
-        print()
-        print(warning_list(warnings))
-    if reports:
-        print()
-        print(report_list(reports))
-    if args.html:
-        made = datetime.now(UTC)
-        page = html(
-            rows, decks, args.locale, reports, server=args.server, made=made, warnings=warnings
-        )
-        Path(args.html).write_text(page, encoding="utf-8")
-        print(f"{args.html}: the report with a chart per question")
-    return 0
 
 
 async def _forget(config: Config, server_id: str, user_id: str) -> int:
@@ -405,7 +360,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "import":
         return _import(config, args)
     if args.command == "report":
-        return _report(config, args)
+        return asyncio.run(_report(config, args))
     if args.command == "forget":
         return asyncio.run(_forget(config, args.server, args.user))
     if args.command == "export" and args.deck is not None:

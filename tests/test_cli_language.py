@@ -98,6 +98,33 @@ def test_the_system_language_beats_nothing_but_a_saved_choice(tmp_path: Path) ->
     assert "এই ভাষায় এখানে কোনো প্রশ্ন নেই" in refused.stderr  # the reader's choice
 
 
+def page_language(tmp_path: Path, *args: str, lang: str | None) -> str:
+    made = quizbot(tmp_path, "report", "--html", "health.html", *args, lang=lang)
+    assert made.returncode == 0, made.stderr
+    page = (tmp_path / "health.html").read_text(encoding="utf-8")
+    found = re.search(r'<html lang="(\w+)">', page)
+    assert found is not None
+    return found.group(1)
+
+
+def test_the_report_page_follows_the_same_rule(tmp_path: Path) -> None:
+    assert page_language(tmp_path, lang=None) == "en"
+    assert page_language(tmp_path, lang="C.UTF-8") == "en"
+    assert page_language(tmp_path, lang="de_DE.UTF-8") == "en"
+    assert page_language(tmp_path, lang="bn_BD.UTF-8") == "bn"
+    assert page_language(tmp_path, "--locale", "en_US", lang="bn_BD.UTF-8") == "en"
+    page = (tmp_path / "health.html").read_text(encoding="utf-8")
+    assert "Question health:" in page and "প্রশ্নগুলোর হেলথ" not in page
+    refused = quizbot(tmp_path, "report", "--html", "x.html", "--locale", "fr", lang="C.UTF-8")
+    assert refused.returncode == 2 and refused.stderr.startswith("--locale fr: there are no")
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_the_report_help_follows_the_system(tmp_path: Path) -> None:
+    assert "the page's language" in quizbot(tmp_path, "report", "--help", lang="C").stdout
+    assert "পেজের ভাষা" in quizbot(tmp_path, "report", "--help", lang="bn_BD.UTF-8").stdout
+
+
 class Screen:
     """`quizbot play` on a pseudo-terminal, as a person at a keyboard runs it."""
 
