@@ -139,11 +139,13 @@ def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int
 
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
-    from bot.bootstrap import build_app
+    from bot.bootstrap import build_app, load_library
     from bot.console.language import system_locale
     from bot.console.play import Terminal, play
 
-    app = await build_app(config)
+    library = load_library(config)
+    config.check_default_deck(library.ids())
+    app = await build_app(config, library=library)
     try:
         columns = shutil.get_terminal_size().columns  # $COLUMNS, the terminal, else 80
         term = Terminal(
@@ -159,20 +161,30 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
             review=args.review,
             topic=args.topic,
             system_locale=system_locale(os.environ),
+            default_deck=config.default_deck,
         )
     finally:
         await app.close()
 
 
 async def _run(config: Config) -> int:
-    from bot.bootstrap import NothingToRun, build_app, check_platforms, run_platforms, settle_heap
+    from bot.bootstrap import (
+        NothingToRun,
+        build_app,
+        check_platforms,
+        load_library,
+        run_platforms,
+        settle_heap,
+    )
 
     try:
         check_platforms(config)  # before migrations, so a missing token is said first
     except NothingToRun as e:
         print(e, file=sys.stderr)
         return 1
-    app = await build_app(config)
+    library = load_library(config)
+    config.check_default_deck(library.ids())
+    app = await build_app(config, library=library)
     settle_heap()
     runner = asyncio.create_task(run_platforms(app))
     stopping = asyncio.Event()
@@ -261,7 +273,6 @@ def _import(config: Config, args: argparse.Namespace) -> int:
 
     from bot.decks.formats import import_file
 
-    folders = [path for path in config.question_paths if path.is_dir()]
     outcome = import_file(
         Path(args.file),
         fmt=args.format,
@@ -269,7 +280,7 @@ def _import(config: Config, args: argparse.Namespace) -> int:
         locale=args.locale,
         deck_id=args.deck_id,
         today=datetime.now(UTC).date(),
-        questions_dir=folders[0] if folders else Path("questions"),
+        questions_dir=config.deck_folder,  # the team's deck folder, never the shipped decks
         split=args.split,
     )
     for line in outcome.lines:

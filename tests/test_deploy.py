@@ -86,7 +86,7 @@ def test_the_dockerfile_keeps_the_database_in_the_writable_data_volume() -> None
         "COPY bot ./bot",
         "COPY questions ./questions",
         "pip install -qq .",
-        "chown quizbot:quizbot /data",
+        "mkdir -p /data/decks && chown -R quizbot:quizbot /data",
         "VOLUME /data",
         "USER quizbot",
     ):
@@ -139,8 +139,8 @@ def test_the_systemd_unit_writes_only_its_state_directory() -> None:
     unit.optionxform = str  # type: ignore[assignment,method-assign]
     unit.read(ROOT / "deploy" / "quizbot.service", encoding="utf-8")
     service = unit["Service"]
-    assert service["StateDirectory"] == "quizbot"
-    state = Path("/var/lib") / service["StateDirectory"]
+    assert service["StateDirectory"].split() == ["quizbot", "quizbot/decks"]
+    state = Path("/var/lib/quizbot")
     assert Path(service["WorkingDirectory"]) == state
     assert service["ProtectSystem"] == "strict"  # /etc and /opt are read-only to it
     config_path = Path(service["Environment"].removeprefix("QUIZBOT_CONFIG="))
@@ -211,3 +211,15 @@ def test_the_slack_manifest_usage_hint_names_every_subcommand() -> None:
     shown = [part.split()[0] for part in hint.split(" | ")]
     assert sorted(shown) == sorted(names)
     assert len(hint) <= 1000  # Slack's limit for a usage hint
+
+
+def test_compose_has_no_read_only_decks_and_names_the_data_folder() -> None:
+    bot = compose()["services"]["bot"]
+    mounts = [v.split("#")[0].strip() for v in bot["volumes"]]
+    assert not any(m.endswith(":ro") and "questions" in m for m in mounts)
+    config = load_config(str(ROOT / "deploy" / "config.compose.toml"), env={})
+    assert config.deck_folder == Path("/data/decks")  # inside the writable data volume
+    assert "mkdir -p /data/decks && chown -R quizbot:quizbot /data" in (
+        ROOT / "Dockerfile"
+    ).read_text(encoding="utf-8")
+
