@@ -19,10 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bot import __version__
-from bot.config import Config, ConfigError, SetupError, load_config
+from bot.config import Config, ConfigError, SetupError, Unreachable, load_config
 
 log = logging.getLogger("quizbot")
 DRAIN_SECONDS = 10.0
+SETUP = 2
+"""The exit status when the setup must change before a start can succeed (a config error, a
+missing, malformed or refused secret, no platform enabled): a supervisor should not restart
+(deploy/quizbot.service's RestartPreventExitStatus=, the compose file's command)."""
 
 
 async def drain(seconds: float) -> None:
@@ -181,7 +185,7 @@ async def _run(config: Config) -> int:
         check_platforms(config)  # before migrations, so a missing token is said first
     except NothingToRun as e:
         print(e, file=sys.stderr)
-        return 1
+        return SETUP
     library = load_library(config)
     config.check_default_deck(library.ids())
     app = await build_app(config, library=library)
@@ -395,13 +399,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return _dispatch(args)
+        status = _dispatch(args)
+        sys.stdout.flush()  # here, so a reader gone (`| head`) is met below, not at exit
+        return status
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
-        return 2
+        return SETUP
+    except Unreachable as e:  # the network, not the setup: a restart may well succeed
+        print(f"cannot start: {e}", file=sys.stderr)
+        return 1
     except SetupError as e:
         print(f"cannot start: {e}", file=sys.stderr)
-        return 2
+        return SETUP
+    except BrokenPipeError:  # `quizbot play | head`: the reader is gone. Standard output to
+        # /dev/null, so the interpreter's last flush is quiet too (as Python's docs advise)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as e:  # e.g. no network, a port in use, a database that does not answer
         print(f"cannot start: {e}", file=sys.stderr)
         return 1

@@ -36,6 +36,11 @@ class SetupError(Exception):
     the message says what to set or check."""
 
 
+class Unreachable(SetupError):
+    """A platform cannot be reached (no network, DNS, a proxy): unlike the other setup errors,
+    trying again later may succeed, so a supervisor may restart."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
