@@ -20,7 +20,7 @@ RUN pip install -qq . && rm -rf /app/bot /app/questions \
 
 # Without a config file the working folder holds the database (sqlite:///quizbot.db) and the
 # team's decks (decks/), so it is the volume, owned by the container's user. A new volume gets
-# /data/decks from the image.
+# /data/decks from the image; `quizbot db backup` copies the SQLite file (no sqlite3 here).
 WORKDIR /data
 VOLUME /data
 USER quizbot

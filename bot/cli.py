@@ -62,6 +62,11 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     db_sub = db.add_subparsers(dest="db_command", metavar="ACTION")
     upgrade = db_sub.add_parser("upgrade", help="apply migrations")
     upgrade.add_argument("--config", help="config file")
+    backup = db_sub.add_parser(
+        "backup", help="copy the SQLite database to PATH, consistent while the bot runs"
+    )
+    backup.add_argument("path", help="the copy to write (a new file)")
+    backup.add_argument("--config", help="config file")
 
     sub.add_parser("schema", help="print the JSON Schema of a deck file")
 
@@ -368,8 +373,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         configure(args.log_level, astuple(config.secrets), json_lines=not sys.stderr.isatty())
         return asyncio.run(_run(config))
     if args.command == "db":
+        if args.db_command == "backup":
+            from bot.storage.backup import backup_sqlite
+
+            print(backup_sqlite(config.database_url, config.base_dir, Path(args.path)))
+            return 0
         if args.db_command != "upgrade":
-            print("usage: quizbot db upgrade", file=sys.stderr)
+            print("usage: quizbot db upgrade | quizbot db backup PATH", file=sys.stderr)
             return 2
         return asyncio.run(_upgrade(config))
     if args.command == "import":
