@@ -251,6 +251,7 @@ article.question {{ border-top: 1px solid #e0e0e0; padding: .5rem 0 1rem; }}
 .flag {{ background: #ffe0b2; border-radius: .3rem; padding: 0 .4rem; margin-left: .3rem; }}
 li.right {{ font-weight: bold; color: {RIGHT}; }}
 .key {{ display: inline-block; width: .8rem; height: .8rem; margin: 0 .3rem 0 .8rem; }}
+.keyed {{ white-space: nowrap; }}
 .warnings {{ color: #8a4b00; }}
 figure {{ margin: .5rem 0; }}
 figcaption {{ font-size: .9rem; color: #546e7a; max-width: 40rem; }}
@@ -309,8 +310,10 @@ def html(
 <p class="letters">{escape(page.say("letters"))}</p>
 <p>{escape(page.say("discrimination"))}</p>
 <p class="legend">{escape(page.say("legend"))}
-<span class="key" style="background: {RIGHT}"></span>{escape(page.say("right_choice"))}
-<span class="key" style="background: {WRONG}"></span>{escape(page.say("wrong_choice"))}</p>
+<span class="keyed"><span class="key" style="background: {RIGHT}"></span>\
+{escape(page.say("right_choice"))}</span>
+<span class="keyed"><span class="key" style="background: {WRONG}"></span>\
+{escape(page.say("wrong_choice"))}</span></p>
 </section>
 {"".join(parts)}
 </body></html>

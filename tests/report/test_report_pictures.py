@@ -179,6 +179,9 @@ def test_the_page_is_well_formed_self_contained_and_in_one_language(locale: str)
     assert f'<html lang="{locale}">' in page
     words = re.sub(r"<[^>]+>", " ", page.split("<body>", 1)[1])
     english = {"answered", "right answer", "discrimination", "Question", "Server", "choice"}
+    legend = page.split('<p class="legend">')[1].split("</p>")[0]
+    assert legend.count('<span class="keyed">') == 2  # a swatch never wraps off its words
+    assert ".keyed { white-space: nowrap; }" in page
     if locale == "bn":
         assert not [w for w in english if re.search(rf"\b{w}\b", words)]
         assert "প্রশ্নগুলোর হেলথ রিপোর্ট" in page and "প্রশ্ন ১ ·" in page
