@@ -16,10 +16,11 @@ COPY bot ./bot
 COPY questions ./questions
 RUN pip install -qq . && rm -rf /app/bot /app/questions \
     && useradd --system --home-dir /data --shell /usr/sbin/nologin quizbot \
-    && mkdir -p /data && chown quizbot:quizbot /data
+    && mkdir -p /data/decks && chown -R quizbot:quizbot /data
 
-# Without a config file the working folder holds the database (sqlite:///quizbot.db), so it
-# is the volume, owned by the container's user.
+# Without a config file the working folder holds the database (sqlite:///quizbot.db) and the
+# team's decks (decks/), so it is the volume, owned by the container's user. A new volume gets
+# /data/decks from the image; `quizbot db backup` copies the SQLite file (no sqlite3 here).
 WORKDIR /data
 VOLUME /data
 USER quizbot

@@ -30,10 +30,10 @@ $(DEV_STAMP): $(RUN_STAMP)
 	@rm -f $(VENV)/.dev-*
 	@touch $@
 
-# The bot when a platform token is set (tokens alone enable it: docs/configuration.md),
-# else the terminal quiz on the built-in SQLite default.
+# The bot when any platform secret is set (tokens alone enable it: docs/configuration.md; one
+# missing its partner is named by `quizbot run`), else the terminal quiz on SQLite.
 run: $(RUN_STAMP)
-	@if [ -n "$$SLACK_BOT_TOKEN$$SLACK_CLIENT_ID$$DISCORD_TOKEN" ]; then \
+	@if [ -n "$$SLACK_BOT_TOKEN$$SLACK_APP_TOKEN$$SLACK_SIGNING_SECRET$$SLACK_CLIENT_ID$$SLACK_CLIENT_SECRET$$DISCORD_TOKEN" ]; then \
 		$(BIN)/quizbot run; \
 	else \
 		$(BIN)/quizbot play; \

@@ -26,7 +26,7 @@ from bot.config import parse_config
 from bot.discord.client import INTENTS, QuizClient, use_endpoints
 from bot.observability.logs import configure
 
-TOKEN = "fake-token"  # tests/discord/fake_discord.py's
+TOKEN = "OTAwMDAwMDAwMDAwMDAwMDAx.G7xYzA.fake-discord-bot-token-for-tests"  # fake_discord.py's
 
 
 class BareClient(discord.AutoShardedClient):

@@ -138,6 +138,12 @@ def nothing_to_run_message(config: Config) -> str:
             else "SLACK_SIGNING_SECRET with SLACK_BOT_TOKEN or SLACK_CLIENT_ID"
         )
         hints.append(f"Slack {config.file.slack.mode} mode needs {needs} in the environment.")
+    elif slack is None and (secrets.slack_app_token or secrets.slack_signing_secret):
+        hints.append(
+            f"{'SLACK_APP_TOKEN' if secrets.slack_app_token else 'SLACK_SIGNING_SECRET'} is "
+            "set, but Slack also needs SLACK_BOT_TOKEN (the Bot User OAuth Token, xoxb-...), "
+            "or SLACK_CLIENT_ID and SLACK_CLIENT_SECRET for OAuth distribution."
+        )
     if discord is False and secrets.discord_token:
         hints.append(f"DISCORD_TOKEN is set, but {where} has [discord] enabled = false.")
     return "\n".join(

@@ -15,19 +15,18 @@ import os
 import shutil
 import signal
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from bot import __version__
-from bot.config import Config, ConfigError, SetupError, load_config
-
-if TYPE_CHECKING:
-    from bot.domain.health import Try
-    from bot.domain.problems import ProblemReport
+from bot.config import Config, ConfigError, SetupError, Unreachable, load_config
 
 log = logging.getLogger("quizbot")
 DRAIN_SECONDS = 10.0
+SETUP = 2
+"""The exit status when the setup must change before a start can succeed (a config error, a
+missing, malformed or refused secret, no platform enabled): a supervisor should not restart
+(deploy/quizbot.service's RestartPreventExitStatus=, the compose file's command)."""
 
 
 async def drain(seconds: float) -> None:
@@ -39,31 +38,15 @@ async def drain(seconds: float) -> None:
             log.warning("%d tasks still running after %ss; stopping them", len(late), seconds)
 
 
-def _play_help() -> Callable[[str], str]:
-    """`quizbot play --help` in the system's language (LC_ALL, LC_MESSAGES, LANG), as the
-    terminal quiz itself speaks it before a player has chosen one."""
-    from bot.console.language import system_locale
-    from bot.presentation.locales import LOCALES, text
-
-    system = system_locale(os.environ)
-    locale = system if system in LOCALES else "en"
-    return lambda key: text(locale, f"play.{key}")
-
-
-def _parser() -> argparse.ArgumentParser:
+def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="quizbot", description="A quiz bot for team channels.")
     p.add_argument("--version", action="version", version=f"quizbot {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
-    say = _play_help()
-    play = sub.add_parser("play", help=say("help_play"), description=say("help_play"))
-    play.add_argument("--deck", help=say("help_deck"))
-    play.add_argument("--locale", help=say("help_locale"))
-    play.add_argument("--user", help=say("help_user"))
-    play.add_argument("--review", action="store_true", help=say("help_review"))
-    play.add_argument("--topic", help=say("help_topic"))
-    play.add_argument("--config", help=say("help_config"))
+    from bot.console.play import add_play_command
+    from bot.console.report import add_report_command
 
+    add_play_command(sub, argv, os.environ)
     validate = sub.add_parser("validate", help="check deck files")
     validate.add_argument("paths", nargs="*", help="files or folders (default: configured paths)")
     validate.add_argument(
@@ -79,6 +62,11 @@ def _parser() -> argparse.ArgumentParser:
     db_sub = db.add_subparsers(dest="db_command", metavar="ACTION")
     upgrade = db_sub.add_parser("upgrade", help="apply migrations")
     upgrade.add_argument("--config", help="config file")
+    backup = db_sub.add_parser(
+        "backup", help="copy the SQLite database to PATH, consistent while the bot runs"
+    )
+    backup.add_argument("path", help="the copy to write (a new file)")
+    backup.add_argument("--config", help="config file")
 
     sub.add_parser("schema", help="print the JSON Schema of a deck file")
 
@@ -97,12 +85,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--config", help="config file")
 
-    report = sub.add_parser("report", help="question health for deck authors")
-    report.add_argument("--deck", help="one deck (default: every deck)")
-    report.add_argument("--server", help='one server, e.g. "slack:T0123" (default: all)')
-    report.add_argument("--html", help="also write the report, with charts, to this file")
-    report.add_argument("--locale", help="the language of the questions in the HTML")
-    report.add_argument("--config", help="config file")
+    add_report_command(sub, argv, os.environ)
 
     forget = sub.add_parser(
         "forget", help="delete everything kept about one user in one server (privacy)"
@@ -169,11 +152,13 @@ def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int
 
 
 async def _play(config: Config, args: argparse.Namespace) -> int:
-    from bot.bootstrap import build_app
+    from bot.bootstrap import build_app, load_library
     from bot.console.language import system_locale
     from bot.console.play import Terminal, play
 
-    app = await build_app(config)
+    library = load_library(config)
+    config.check_default_deck(library.ids())
+    app = await build_app(config, library=library)
     try:
         columns = shutil.get_terminal_size().columns  # $COLUMNS, the terminal, else 80
         term = Terminal(
@@ -189,20 +174,30 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
             review=args.review,
             topic=args.topic,
             system_locale=system_locale(os.environ),
+            default_deck=config.default_deck,
         )
     finally:
         await app.close()
 
 
 async def _run(config: Config) -> int:
-    from bot.bootstrap import NothingToRun, build_app, check_platforms, run_platforms, settle_heap
+    from bot.bootstrap import (
+        NothingToRun,
+        build_app,
+        check_platforms,
+        load_library,
+        run_platforms,
+        settle_heap,
+    )
 
     try:
         check_platforms(config)  # before migrations, so a missing token is said first
     except NothingToRun as e:
         print(e, file=sys.stderr)
-        return 1
-    app = await build_app(config)
+        return SETUP
+    library = load_library(config)
+    config.check_default_deck(library.ids())
+    app = await build_app(config, library=library)
     settle_heap()
     runner = asyncio.create_task(run_platforms(app))
     stopping = asyncio.Event()
@@ -257,53 +252,17 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
     return 0
 
 
-async def _answer_log(
-    config: Config, server: str | None, deck: str | None
-) -> tuple[list[Try], list[ProblemReport]]:
+async def _report(config: Config, args: argparse.Namespace) -> int:
+    from bot.console.report import ReportRequest, report
     from bot.storage import open_store
     from bot.storage.url import database_url
 
+    asked = ReportRequest.of(args, getpass.getuser() or "player")
     store = await open_store(database_url(config.database_url, config.base_dir))
     try:
-        log = list(await store.answer_log(server, deck))
-        return log, list(await store.problem_reports(server, deck))
+        return await report(config, store, asked, os.environ, sys.stdout, sys.stderr)
     finally:
         await store.close()
-
-
-def _report(config: Config, args: argparse.Namespace) -> int:
-    from datetime import UTC, datetime
-
-    from bot.decks.lint import lint
-    from bot.decks.loading import load_decks
-    from bot.domain.health import health
-    from bot.presentation.health_report import html, report_list, table, warning_list
-
-    loaded = load_decks(config.question_paths, config.shipped_decks)
-    decks = {d.id: d for d in loaded.decks}
-    if args.deck is not None and args.deck not in decks:
-        print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
-        return 1
-    chosen = [decks[args.deck]] if args.deck else sorted(decks.values(), key=lambda d: d.id)
-    log, reports = asyncio.run(_answer_log(config, args.server, args.deck))
-    questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
-    rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
-    warnings = [w for d in chosen for w in lint(d, loaded.places[d.id])]
-    print(table(rows, decks))
-    if warnings:
-        print()
-        print(warning_list(warnings))
-    if reports:
-        print()
-        print(report_list(reports))
-    if args.html:
-        made = datetime.now(UTC)
-        page = html(
-            rows, decks, args.locale, reports, server=args.server, made=made, warnings=warnings
-        )
-        Path(args.html).write_text(page, encoding="utf-8")
-        print(f"{args.html}: the report with a chart per question")
-    return 0
 
 
 async def _forget(config: Config, server_id: str, user_id: str) -> int:
@@ -327,7 +286,6 @@ def _import(config: Config, args: argparse.Namespace) -> int:
 
     from bot.decks.formats import import_file
 
-    folders = [path for path in config.question_paths if path.is_dir()]
     outcome = import_file(
         Path(args.file),
         fmt=args.format,
@@ -335,7 +293,7 @@ def _import(config: Config, args: argparse.Namespace) -> int:
         locale=args.locale,
         deck_id=args.deck_id,
         today=datetime.now(UTC).date(),
-        questions_dir=folders[0] if folders else Path("questions"),
+        questions_dir=config.deck_folder,  # the team's deck folder, never the shipped decks
         split=args.split,
     )
     for line in outcome.lines:
@@ -419,14 +377,19 @@ def _dispatch(args: argparse.Namespace) -> int:
         configure(args.log_level, astuple(config.secrets), json_lines=not sys.stderr.isatty())
         return asyncio.run(_run(config))
     if args.command == "db":
+        if args.db_command == "backup":
+            from bot.storage.backup import backup_sqlite
+
+            print(backup_sqlite(config.database_url, config.base_dir, Path(args.path)))
+            return 0
         if args.db_command != "upgrade":
-            print("usage: quizbot db upgrade", file=sys.stderr)
+            print("usage: quizbot db upgrade | quizbot db backup PATH", file=sys.stderr)
             return 2
         return asyncio.run(_upgrade(config))
     if args.command == "import":
         return _import(config, args)
     if args.command == "report":
-        return _report(config, args)
+        return asyncio.run(_report(config, args))
     if args.command == "forget":
         return asyncio.run(_forget(config, args.server, args.user))
     if args.command == "export" and args.deck is not None:
@@ -444,22 +407,32 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.bootstrap import DeckError
     from bot.service.supervision import PlatformStopped
 
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 2
     try:
-        return _dispatch(args)
+        status = _dispatch(args)
+        sys.stdout.flush()  # here, so a reader gone (`| head`) is met below, not at exit
+        return status
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
-        return 2
+        return SETUP
     except PlatformStopped as e:  # it ran, then its platform refused it for good
         print(f"quizbot stopped: {e}", file=sys.stderr)
         return 1
+    except Unreachable as e:  # the network, not the setup: a restart may well succeed
+        print(f"cannot start: {e}", file=sys.stderr)
+        return 1
     except SetupError as e:
         print(f"cannot start: {e}", file=sys.stderr)
-        return 2
+        return SETUP
+    except BrokenPipeError:  # `quizbot play | head`: the reader is gone. Standard output to
+        # /dev/null, so the interpreter's last flush is quiet too (as Python's docs advise)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except OSError as e:  # e.g. no network, a port in use, a database that does not answer
         print(f"cannot start: {e}", file=sys.stderr)
         return 1

@@ -7,8 +7,9 @@ Secrets never live in the file: tokens come only from the environment.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -35,6 +36,11 @@ class SetupError(Exception):
     the message says what to set or check."""
 
 
+class Unreachable(SetupError):
+    """A platform cannot be reached (no network, DNS, a proxy): unlike the other setup errors,
+    trying again later may succeed, so a supervisor may restart."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -43,12 +49,29 @@ class DatabaseConfig(_Section):
     url: str = "sqlite:///quizbot.db"
 
 
+DECK_FOLDER = "decks"
+"""The team's own decks, beside the config file (or in the working folder without one), when
+`[questions] paths` is unset: outside a clone's tracked `questions/`, where `quizbot import`
+writes."""
+
+
 class QuestionsConfig(_Section):
     paths: list[str] | None = None
-    """Deck folders or files besides the shipped decks; unset: `questions/` beside the config
-    file (or the working folder without one), when that folder exists."""
+    """Deck folders or files besides the shipped decks, the first being where a team's new
+    decks go; unset: `decks/` beside the config file (or the working folder without one), and
+    `questions/` there when it exists."""
     shipped: bool = True
     """Load the decks that come with quizbot (the package's `bot/questions`)."""
+    default: str | None = None
+    """The deck a command that names none uses (`quizbot play`; in chat, a server without its
+    own default); unset: the first deck by id."""
+
+    @field_validator("default")
+    @classmethod
+    def _deck_id(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[a-z0-9-]+", v):
+            raise ValueError(f"{v!r} is not a deck id (lowercase letters, digits and -)")
+        return v
 
 
 class SlackConfig(_Section):
@@ -155,13 +178,46 @@ class Config:
     secrets: Secrets = field(default_factory=Secrets)
 
     @property
+    def deck_folder(self) -> Path:
+        """Where the team's own decks live and `quizbot import` writes: the first of
+        `[questions] paths`, else `decks/` beside the config file. A data folder, outside a
+        clone's tracked files (the container's /data/decks, systemd's /var/lib/quizbot/decks)."""
+        configured = self.file.questions.paths
+        return self.base_dir / (configured[0] if configured else DECK_FOLDER)
+
+    @property
     def question_paths(self) -> list[Path]:
-        """The configured deck paths; by default `questions/` here, if there is one."""
+        """The deck paths to load. The deck folder may be missing or empty (a new install has
+        no decks of its own yet), so it is left out then; any other path listed that does not
+        exist is a problem `quizbot validate` reports. Unset, `questions/` beside the config
+        counts too when it exists (a clone's is the shipped decks, loaded once)."""
         configured = self.file.questions.paths
         if configured is None:
-            default = self.base_dir / "questions"
-            return [default] if default.is_dir() else []
-        return [(self.base_dir / p) for p in configured]
+            legacy, shipped = self.base_dir / "questions", shipped_decks_dir()
+            mine = legacy.is_dir() and (shipped is None or legacy.resolve() != shipped.resolve())
+            others = [legacy] if mine else []
+        else:
+            others = [self.base_dir / p for p in configured[1:]]
+        folder = self.deck_folder
+        has_decks = folder.is_file() or (
+            folder.is_dir() and any(p.suffix.lower() in (".yaml", ".yml") for p in folder.iterdir())
+        )
+        return [folder, *others] if has_decks else others
+
+    @property
+    def default_deck(self) -> str | None:
+        """`[questions] default`: the deck used when a command names none."""
+        return self.file.questions.default
+
+    def check_default_deck(self, deck_ids: Collection[str]) -> None:
+        """ConfigError naming the key when `[questions] default` is not a loaded deck."""
+        chosen = self.default_deck
+        if chosen is not None and chosen not in deck_ids:
+            name = self.source or "config"
+            raise ConfigError(
+                f"{name}: questions.default: no deck {chosen!r} is loaded; "
+                f"the decks are: {', '.join(sorted(deck_ids)) or 'none'}"
+            )
 
     @property
     def shipped_decks(self) -> Path | None:
@@ -233,6 +289,7 @@ def parse_config(text: str, name: str, base_dir: Path, env: Mapping[str, str]) -
         msg = first["msg"]
         if first["type"] == "extra_forbidden":
             msg = "unknown key"
+        msg = msg.removeprefix("Value error, ")
         raise ConfigError(f"{name}: {_where(first['loc'])}: {msg}") from None
     return Config(parsed, base_dir, None, Secrets.from_env(env))
 

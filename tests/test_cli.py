@@ -27,7 +27,7 @@ def quizbot(
 
 def test_run_with_nothing_enabled_says_what_to_set(tmp_path: Path) -> None:
     proc = quizbot(tmp_path, "", "run")
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # the setup must change: a supervisor should not restart
     assert "No platform is enabled" in proc.stderr
     assert "quizbot play" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -144,5 +144,5 @@ def test_run_says_which_token_or_setting_keeps_a_platform_off(
 ) -> None:
     config = "[discord]\nenabled = false\n" if "DISCORD_TOKEN" in env else ""
     proc = quizbot(tmp_path, config, "run", env=env)
-    assert proc.returncode == 1
+    assert proc.returncode == 2
     assert "No platform is enabled" in proc.stderr and hint in proc.stderr

@@ -20,7 +20,9 @@ def test_defaults_without_a_file(tmp_path: Path) -> None:
     config = load_config(None, env={}, cwd=tmp_path)
     assert config.source is None
     assert config.database_url == "sqlite:///quizbot.db"
-    assert config.question_paths == []  # no questions/ here: only the shipped decks
+    assert config.deck_folder == tmp_path / "decks"
+    assert config.default_deck is None
+    assert config.question_paths == []  # no decks/ or questions/ here: only the shipped decks
     assert config.shipped_decks == ROOT / "questions"
     assert not config.slack_enabled
     assert not config.discord_enabled
@@ -71,6 +73,10 @@ def test_paths_resolve_against_the_config_folder(tmp_path: Path) -> None:
     sub.mkdir()
     path = write(sub, '[questions]\npaths = ["decks", "/abs/decks"]\n')
     config = load_config(str(path), env={}, cwd=tmp_path)
+    assert config.deck_folder == sub / "decks"  # the first path: where a team's decks go
+    assert config.question_paths == [Path("/abs/decks")]  # the deck folder has none yet
+    (sub / "decks").mkdir()
+    (sub / "decks" / "ours.yaml").write_text("id: ours\n", encoding="utf-8")
     assert config.question_paths == [sub / "decks", Path("/abs/decks")]
     assert config.base_dir == sub
 
@@ -141,3 +147,39 @@ def test_the_example_config_is_valid_and_equals_the_defaults(tmp_path: Path) -> 
 def test_shard_settings_are_checked(tmp_path: Path, body: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         load_config(str(write(tmp_path, body)), env={}, cwd=tmp_path)
+
+
+def test_the_deck_folder_counts_once_it_has_a_deck(tmp_path: Path) -> None:
+    """Unset paths: decks/ beside the config (missing or empty on a new install is no
+    problem), then a questions/ of the team's own."""
+    config = load_config(None, env={}, cwd=tmp_path)
+    (tmp_path / "decks").mkdir()
+    assert config.question_paths == []
+    (tmp_path / "decks" / "ours.yml").write_text("id: ours\n", encoding="utf-8")
+    (tmp_path / "questions").mkdir()
+    assert config.question_paths == [tmp_path / "decks", tmp_path / "questions"]
+
+
+def test_a_clones_questions_folder_is_the_shipped_decks_not_a_team_folder() -> None:
+    clone = load_config(None, env={}, cwd=ROOT)
+    assert clone.deck_folder == ROOT / "decks"  # imports land there, not in questions/
+    assert ROOT / "questions" not in clone.question_paths
+    assert clone.shipped_decks == ROOT / "questions"  # loaded once, as the shipped decks
+
+
+def test_the_default_deck_is_named_in_one_line_with_its_key(tmp_path: Path) -> None:
+    path = write(tmp_path, '[questions]\ndefault = "ours"\n')
+    config = load_config(str(path), env={}, cwd=tmp_path)
+    assert config.default_deck == "ours"
+    config.check_default_deck(["ours", "theirs"])
+    with pytest.raises(ConfigError) as refused:
+        config.check_default_deck(["theirs", "a-deck"])
+    assert str(refused.value) == (
+        f"{path}: questions.default: no deck 'ours' is loaded; the decks are: a-deck, theirs"
+    )
+    bad = write(tmp_path, '[questions]\ndefault = "Our Deck"\n')
+    with pytest.raises(ConfigError) as shaped:
+        load_config(str(bad), env={}, cwd=tmp_path)
+    assert str(shaped.value) == (
+        f"{bad}: questions.default: 'Our Deck' is not a deck id (lowercase letters, digits and -)"
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.console.language import normal, system_locale, terminal_locale
+from bot.console.language import normal, switch_hint, system_locale, terminal_locale
 from bot.console.layout import width, wrap
 
 
@@ -27,13 +27,30 @@ def test_the_system_language_follows_posix_precedence(
     assert system_locale(env) == locale
 
 
-def test_asked_then_saved_then_system_then_the_decks_first() -> None:
+def test_asked_then_saved_then_system_then_english() -> None:
     deck = ["bn", "en"]
-    assert terminal_locale(deck, asked="en", saved="bn", system="bn", fallback="bn") == "en"
-    assert terminal_locale(deck, asked=None, saved="en", system="bn", fallback="bn") == "en"
-    assert terminal_locale(deck, asked=None, saved=None, system="en", fallback="bn") == "en"
-    assert terminal_locale(deck, asked=None, saved="fr", system="de", fallback="bn") == "bn"
-    assert normal(" EN ") == "en" and normal(None) is None and normal(" ") is None
+    assert terminal_locale(deck, asked="en", saved="bn", system="bn") == "en"
+    assert terminal_locale(deck, asked=None, saved="en", system="bn") == "en"
+    assert terminal_locale(deck, asked=None, saved=None, system="bn") == "bn"
+    assert terminal_locale(deck, asked=None, saved="fr", system="de") == "en"  # not the first
+    assert terminal_locale(deck, asked=None, saved=None, system=None) == "en"
+    assert terminal_locale(["bn"], asked=None, saved=None, system="de") == "bn"  # no English
+
+
+@pytest.mark.parametrize(
+    ("asked", "language"),
+    [(" EN ", "en"), ("en_US", "en"), ("en-US", "en"), ("en_GB.UTF-8", "en"), ("bn_BD", "bn")],
+)
+def test_a_locale_name_in_any_spelling_is_its_language(asked: str, language: str) -> None:
+    assert normal(asked) == language
+    assert normal(None) is None and normal(" ") is None
+
+
+def test_the_switch_hint_is_english_and_names_the_command() -> None:
+    assert switch_hint("bn", ["bn", "en"]) == (
+        "Language: Bengali (for English: quizbot play --locale en)"
+    )
+    assert switch_hint("en", ["en"]) is None
 
 
 def test_bengali_vowel_signs_take_no_column_and_emoji_two() -> None:

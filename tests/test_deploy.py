@@ -14,6 +14,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 from bot.config import load_config
@@ -86,7 +87,7 @@ def test_the_dockerfile_keeps_the_database_in_the_writable_data_volume() -> None
         "COPY bot ./bot",
         "COPY questions ./questions",
         "pip install -qq .",
-        "chown quizbot:quizbot /data",
+        "mkdir -p /data/decks && chown -R quizbot:quizbot /data",
         "VOLUME /data",
         "USER quizbot",
     ):
@@ -139,8 +140,8 @@ def test_the_systemd_unit_writes_only_its_state_directory() -> None:
     unit.optionxform = str  # type: ignore[assignment,method-assign]
     unit.read(ROOT / "deploy" / "quizbot.service", encoding="utf-8")
     service = unit["Service"]
-    assert service["StateDirectory"] == "quizbot"
-    state = Path("/var/lib") / service["StateDirectory"]
+    assert service["StateDirectory"].split() == ["quizbot", "quizbot/decks"]
+    state = Path("/var/lib/quizbot")
     assert Path(service["WorkingDirectory"]) == state
     assert service["ProtectSystem"] == "strict"  # /etc and /opt are read-only to it
     config_path = Path(service["Environment"].removeprefix("QUIZBOT_CONFIG="))
@@ -211,3 +212,122 @@ def test_the_slack_manifest_usage_hint_names_every_subcommand() -> None:
     shown = [part.split()[0] for part in hint.split(" | ")]
     assert sorted(shown) == sorted(names)
     assert len(hint) <= 1000  # Slack's limit for a usage hint
+
+
+def test_compose_has_no_read_only_decks_and_names_the_data_folder() -> None:
+    bot = compose()["services"]["bot"]
+    mounts = [v.split("#")[0].strip() for v in bot["volumes"]]
+    assert not any(m.endswith(":ro") and "questions" in m for m in mounts)
+    config = load_config(str(ROOT / "deploy" / "config.compose.toml"), env={})
+    assert config.deck_folder == Path("/data/decks")  # inside the writable data volume
+    assert "mkdir -p /data/decks && chown -R quizbot:quizbot /data" in (
+        ROOT / "Dockerfile"
+    ).read_text(encoding="utf-8")
+
+
+async def test_the_compose_healthcheck_asks_healthz_on_the_ops_port() -> None:
+    """The healthcheck's own command, run here against quizbot's ops listener: 0 while the
+    database answers, not 0 when /healthz says 503."""
+    from bot.observability.metrics import Metrics
+    from bot.observability.ops import ops_listener
+
+    test = compose()["services"]["bot"]["healthcheck"]["test"]
+    assert test[:3] == ["CMD", "python", "-c"]
+    ops = load_config(str(ROOT / "deploy" / "config.compose.toml"), env={}).file.ops
+    assert f"http://127.0.0.1:{ops.port}/healthz" in test[3] and ops.host == "0.0.0.0"
+    state = {"up": True}
+
+    async def healthy() -> None:
+        if not state["up"]:
+            raise ConnectionError("database down")
+
+    async with ops_listener(healthy, Metrics(), "127.0.0.1", 0) as port:
+        script = test[3].replace(f":{ops.port}/", f":{port}/")
+
+        async def check() -> int:
+            proc = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-c",
+                script,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+            )
+            return await proc.wait()
+
+        assert await check() == 0
+        state["up"] = False
+        assert await check() != 0
+
+
+def compose_command() -> str:
+    """The bot's command as the container's shell gets it (compose turns $$ into $)."""
+    command = compose()["services"]["bot"]["command"]
+    assert command[:2] == ["sh", "-c"]
+    return str(command[2]).replace("$$", "$")
+
+
+def fake_quizbot(folder: Path, body: str) -> dict[str, str]:
+    """An environment whose `quizbot` is a script of `body` (sh)."""
+    folder.mkdir()
+    script = folder / "quizbot"
+    script.write_text(f"#!/bin/sh\n{body}\n", encoding="utf-8")
+    script.chmod(0o755)
+    return {"PATH": f"{folder}:/usr/bin:/bin"}
+
+
+def test_an_empty_env_file_stops_the_bot_once_instead_of_a_restart_loop(tmp_path: Path) -> None:
+    """`docker compose up -d` with an empty .env: the bot says once what to set, exits 2, and
+    the container's command then waits (a stop ends it at once) rather than exiting, which
+    `restart: unless-stopped` would answer with a restart every few seconds."""
+    import signal
+    import subprocess
+
+    assert compose()["services"]["bot"]["restart"] == "unless-stopped"
+    config = tmp_path / "config.toml"
+    config.write_text(f'[database]\nurl = "sqlite:///{tmp_path / "q.db"}"\n', encoding="utf-8")
+    env = fake_quizbot(tmp_path / "bin", f'exec {sys.executable} -m bot "$@"')
+    env.update({"QUIZBOT_CONFIG": str(config), "HOME": str(tmp_path), "PYTHONPATH": str(ROOT)})
+    env.update({name: "" for name in SECRETS})  # the empty .env, as compose passes it
+    proc = subprocess.Popen(
+        ["sh", "-c", compose_command()],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.stderr is not None
+    try:
+        said = proc.stderr.readline()  # the bot's reason, then it exits 2
+        assert said == "No platform is enabled, so there is nothing to run.\n"
+        with pytest.raises(subprocess.TimeoutExpired):
+            proc.wait(timeout=3)  # the shell stays, instead of exiting into a restart
+        proc.send_signal(signal.SIGTERM)  # `docker compose down`, or `up -d` with a new .env
+        _, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 0
+    assert "No platform is enabled" not in err  # said once
+    assert not (tmp_path / "q.db").exists()
+
+
+def test_a_crash_is_left_to_the_restart_policy(tmp_path: Path) -> None:
+    import subprocess
+
+    env = fake_quizbot(tmp_path / "bin", "exit 1")
+    crashed = subprocess.run(["sh", "-c", compose_command()], env=env, timeout=30)
+    assert crashed.returncode == 1  # not 2: compose restarts it
+
+
+def test_systemd_does_not_restart_a_setup_problem() -> None:
+    from bot.cli import SETUP
+
+    unit = configparser.ConfigParser(strict=False, interpolation=None)
+    unit.optionxform = str  # type: ignore[assignment,method-assign]
+    unit.read(ROOT / "deploy" / "quizbot.service", encoding="utf-8")
+    service = unit["Service"]
+    assert service["RestartPreventExitStatus"] == str(SETUP)
+    assert service["Restart"] == "on-failure"
+    config = load_config(str(ROOT / "deploy" / "config.systemd.toml"), env={})
+    made = [Path("/var/lib") / d for d in service["StateDirectory"].split()]
+    assert config.deck_folder in made  # systemd makes it, owned by the service's user

@@ -86,3 +86,36 @@ def test_the_checker_sees_a_broken_link(tmp_path: Path) -> None:
     assert links(page) == ["#title", "#a-code-heading", "#nope", "missing.md"]
     assert {"title", "a-code-heading"} <= anchors(page)
     assert "nope" not in anchors(page)
+
+
+NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+
+
+def test_a_count_of_shipped_decks_in_the_docs_is_the_count_of_shipped_decks() -> None:
+    shipped = len(list((ROOT / "questions").glob("*.yaml")))
+    for page in PAGES:
+        text = page.read_text(encoding="utf-8")
+        for said in re.findall(r"\b(\w+) decks ship\b", text, flags=re.IGNORECASE):
+            count = NUMBERS.get(said.lower(), int(said) if said.isdigit() else None)
+            assert count == shipped, f"{page.name}: '{said} decks ship', but {shipped} do"
+        assert "both shipped decks" not in text, page.name
+
+
+def test_slack_guide_names_every_subcommand_help_lists() -> None:
+    """docs/slack.md says what `/quiz help` lists: every subcommand the bot has."""
+    source = (ROOT / "bot" / "slack" / "commands.py").read_text(encoding="utf-8")
+    handlers = source[source.index("self._handlers: dict[str, Handler] = {") :]
+    names = set(re.findall(r'"(\w+)":', handlers[: handlers.index("}")])) - {"help"}
+    guide = (ROOT / "docs" / "slack.md").read_text(encoding="utf-8")
+    (said,) = [part for part in guide.split("\n\n") if "`/quiz help` lists" in part]
+    named = set(re.findall(r"`(?:/quiz )?(\w+)`", said)) | {"post"}  # the block above it
+    assert names - named == set()
+
+
+def test_discord_guide_names_every_quizadmin_command() -> None:
+    source = (ROOT / "bot" / "discord" / "commands.py").read_text(encoding="utf-8")
+    admin = source[source.index('name="quizadmin"') :]
+    names = set(re.findall(r'@app_commands\.command\(name="(\w+)"', admin)) | {"schedule"}
+    guide = (ROOT / "docs" / "discord.md").read_text(encoding="utf-8")
+    said = guide[guide.index("Admin commands are a separate command") :].split("\n\n")[0]
+    assert names - set(re.findall(r"`(\w+)`", said)) == set()

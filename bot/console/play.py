@@ -8,13 +8,14 @@ language is chosen as `bot.console.language` says; text wraps to the terminal's 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import TextIO
+from typing import Any, TextIO
 
-from bot.console.language import normal, terminal_locale
+from bot.console.language import help_words, normal, switch_hint, terminal_locale
 from bot.console.layout import wrap
 from bot.decks.model import Deck, pick
-from bot.decks.numerals import number
+from bot.decks.numerals import number as number_of
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 from bot.domain.leaderboard import Period
@@ -34,6 +35,18 @@ from bot.presentation.review_messages import review_answer, review_done, review_
 from bot.service.quiz import Quiz
 
 LOCAL_SERVER = "local"
+
+
+def add_play_command(sub: Any, argv: Sequence[str], env: Mapping[str, str]) -> None:
+    """`quizbot play`'s options, their help in the language the quiz would speak."""
+    say = help_words(argv, env)
+    play = sub.add_parser("play", help=say("play.help_play"), description=say("play.help_play"))
+    play.add_argument("--deck", help=say("play.help_deck"))
+    play.add_argument("--locale", help=say("play.help_locale"))
+    play.add_argument("--user", help=say("play.help_user"))
+    play.add_argument("--review", action="store_true", help=say("play.help_review"))
+    play.add_argument("--topic", help=say("play.help_topic"))
+    play.add_argument("--config", help=say("play.help_config"))
 
 
 @dataclass
@@ -67,24 +80,35 @@ class Terminal:
         return line.strip()
 
 
-def choose_deck(quiz: Quiz, term: Terminal, deck_id: str | None, locale: str) -> Deck | None:
-    """--deck, else the only deck; several decks: ask on a TTY, the first by id when piped."""
+def choose_deck(
+    quiz: Quiz, term: Terminal, deck_id: str | None, locale: str, default: str | None = None
+) -> Deck | None:
+    """--deck, else the only deck; several decks: ask on a TTY (Enter takes the default, the
+    config's `[questions] default` or else the first by id), the default when piped."""
     if deck_id:
         return quiz.deck(deck_id)
     decks = list(quiz.decks)
+    fallback = quiz.deck(default)
     if len(decks) <= 1 or not term.interactive:
-        return quiz.deck(None)
+        return fallback
+    number = decks.index(fallback) + 1
     for i, d in enumerate(decks, 1):
-        term.say(f"{i}. {d.id}: {pick(d.title, locale)} ({len(d)})")
+        title = pick(d.title, locale)
+        line = text(locale, "play.deck_line", number=i, deck=d.id, title=title, count=len(d))
+        mark = text(locale, "play.default_mark") if d is fallback else ""
+        term.wrapped(line + mark, "", "   ")
     while True:
-        answer = term.ask(text(locale, "play.choose_deck"))
+        answer = term.ask(text(locale, "play.choose_deck", last=len(decks), default=number))
         if answer is None or answer.lower() == "q":
             return None
-        chosen = number(answer)
+        if answer == "":
+            return fallback
+        chosen = number_of(answer)
         if chosen is not None and 1 <= chosen <= len(decks):
             return decks[chosen - 1]
         if quiz.decks.get(answer):
             return quiz.deck(answer)
+        term.wrapped(text(locale, "play.not_a_deck", answer=answer, last=len(decks)))
 
 
 def show_question(term: Terminal, msg: QuestionMessage) -> None:
@@ -147,23 +171,18 @@ class Languages:
     system: str | None
 
     def for_deck(self, deck: Deck) -> str:
-        return terminal_locale(
-            deck.locales,
-            asked=self.asked,
-            saved=self.saved,
-            system=self.system,
-            fallback=deck.default_locale,
-        )
+        """A deck's questions: the first asked, saved or system language the deck has, else
+        English, else (a deck without English) the deck's first."""
+        return terminal_locale(deck.locales, asked=self.asked, saved=self.saved, system=self.system)
 
-    def ui(self, first: Deck | None) -> str:
-        """For words that belong to no deck (choosing a deck, errors)."""
-        fallback = first.default_locale if first is not None else LOCALES[0]
+    def ui(self, offered: Sequence[str]) -> str:
+        """For words that belong to no deck (choosing a deck, errors): as `for_deck`, among
+        the languages the decks are written in that the catalogs have."""
         return terminal_locale(
-            LOCALES,
+            [loc for loc in LOCALES if loc in offered] or LOCALES,
             asked=self.asked,
             saved=self.saved,
             system=self.system,
-            fallback=fallback if fallback in LOCALES else LOCALES[0],
         )
 
 
@@ -177,29 +196,40 @@ async def play(
     review: bool = False,
     topic: str | None = None,
     system_locale: str | None = None,
+    default_deck: str | None = None,
 ) -> int:
     """Plays one run (or, with `review`, the review); returns the exit status. Refusals (an
-    unknown deck or language) print one line."""
+    unknown deck or language) print one line. Unless `--locale` chose it, the first line
+    says, in English, which language this is and how to switch."""
     actor = Actor(server_id=LOCAL_SERVER, user_id=user, is_admin=True)
     saved = await quiz.store.user_locale(LOCAL_SERVER, user)
     langs = Languages(normal(locale), saved, system_locale)
-    ui = langs.ui(quiz.decks.first())
     try:
+        offered = _offered(quiz, deck_id)
+        ui = langs.ui(offered)
         if langs.asked is not None:
-            offered = _offered(quiz, deck_id)
             if langs.asked not in offered:
-                without = replace(langs, asked=None).ui(quiz.decks.first())
-                locales = ", ".join(offered)
+                without = replace(langs, asked=None).ui(offered)
                 term.stderr.write(
-                    text(without, "play.unknown_locale", locale=langs.asked, locales=locales) + "\n"
+                    text(
+                        without,
+                        "play.unknown_locale",
+                        locale=locale.strip() if locale else langs.asked,
+                        locales=", ".join(offered),
+                    )
+                    + "\n"
                 )
                 return 2
             await quiz.store.set_user_locale(LOCAL_SERVER, user, langs.asked)  # next time too
+        else:
+            hint = switch_hint(ui, offered)
+            if hint:
+                term.wrapped(hint)
         if review:
-            return await _review(quiz, term, actor, langs, topic)
-        return await _play(quiz, term, actor, deck_id, langs, ui)
+            return await _review(quiz, term, actor, langs, topic, ui)
+        return await _play(quiz, term, actor, deck_id, langs, ui, default_deck)
     except QuizError as e:
-        term.stderr.write(error_text(e, ui) + "\n")
+        term.stderr.write(error_text(e, langs.ui(LOCALES)) + "\n")
         return 1
 
 
@@ -210,9 +240,15 @@ def _offered(quiz: Quiz, deck_id: str | None) -> list[str]:
 
 
 async def _play(
-    quiz: Quiz, term: Terminal, actor: Actor, deck_id: str | None, langs: Languages, ui: str
+    quiz: Quiz,
+    term: Terminal,
+    actor: Actor,
+    deck_id: str | None,
+    langs: Languages,
+    ui: str,
+    default_deck: str | None,
 ) -> int:
-    deck = choose_deck(quiz, term, deck_id, ui)
+    deck = choose_deck(quiz, term, deck_id, ui, default_deck)
     if deck is None:
         return 0
     loc = langs.for_deck(deck)
@@ -238,7 +274,7 @@ async def _play(
 
 
 async def _review(
-    quiz: Quiz, term: Terminal, actor: Actor, langs: Languages, topic: str | None
+    quiz: Quiz, term: Terminal, actor: Actor, langs: Languages, topic: str | None, ui: str
 ) -> int:
     """The due questions one at a time, each with its feedback and when it comes back."""
     step = await quiz.start_review(actor, topic)
@@ -264,5 +300,5 @@ async def _review(
         term.wrapped(said.when)
         step = fb.next
     term.say()
-    term.wrapped(review_done(replace(step, locale=langs.ui(quiz.decks.first()))))
+    term.wrapped(review_done(replace(step, locale=ui)))
     return 0

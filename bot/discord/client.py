@@ -15,7 +15,7 @@ import aiohttp
 import discord
 import yarl
 
-from bot.config import DiscordConfig, SetupError
+from bot.config import DiscordConfig, SetupError, Unreachable
 from bot.discord import buttons, clicks, reports, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
@@ -66,7 +66,7 @@ async def login(client: discord.Client, token: str) -> None:
             "(Developer Portal -> your application -> Bot -> Reset Token)"
         ) from e
     except (aiohttp.ClientError, OSError, TimeoutError) as e:
-        raise SetupError(
+        raise Unreachable(
             f"cannot reach Discord at {discord.http.Route.BASE} "
             f"({type(e).__name__}: {e}); check the network, a proxy or firewall, "
             "or [discord] api_url"

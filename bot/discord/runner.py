@@ -3,21 +3,52 @@
 
 from __future__ import annotations
 
+import re
+
 import discord
 
 from bot.config import Config, SetupError
 from bot.discord.client import QuizClient, login, login_token, use_endpoints
-from bot.discord.sync import meta_key, payload_hash, tree_payload
+from bot.discord.sync import application_id_from_token, meta_key, payload_hash, tree_payload
 from bot.service.services import Services
 
 
 def check_setup(config: Config) -> None:
-    """Raises SetupError before anything starts when the Discord token is missing."""
-    if not config.secrets.discord_token:
+    """Raises SetupError before anything starts when the Discord token is missing, or is not
+    shaped as a bot token (a client secret, a public key or a "Bot " prefix pasted instead):
+    said here in a sentence naming the variable, not by Discord as a 401 after a connect."""
+    token = config.secrets.discord_token
+    if not token:
         raise SetupError(
             "[discord] enabled = true needs DISCORD_TOKEN in the environment "
             "(Developer Portal -> your application -> Bot -> Reset Token)"
         )
+    problem = token_problem(token)
+    if problem:
+        raise SetupError(problem)
+
+
+TOKEN_PART = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def token_problem(token: str) -> str | None:
+    """What is wrong with the shape of DISCORD_TOKEN, in a sentence; None when it looks like
+    a bot token: three base64 parts separated by dots, the first the bot's id."""
+    where = "copy the bot's token from Developer Portal -> your application -> Bot -> Reset Token"
+    if token.lower().startswith("bot "):
+        return f'DISCORD_TOKEN starts with "Bot ": set the token alone, without it ({where})'
+    parts = token.split(".")
+    try:
+        shaped = len(parts) == 3 and all(TOKEN_PART.fullmatch(p) for p in parts)
+        shaped = shaped and bool(application_id_from_token(token))
+    except ValueError:
+        shaped = False
+    if shaped:
+        return None
+    return (
+        "DISCORD_TOKEN does not look like a Discord bot token (three parts separated by dots, "
+        f"the first the bot's id; not the client secret or the public key): {where}"
+    )
 
 
 async def run_discord(services: Services) -> None:

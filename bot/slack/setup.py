@@ -9,7 +9,7 @@ import aiohttp
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.config import Config, SetupError
+from bot.config import Config, SetupError, Unreachable
 from bot.slack.sealing import ENV, MAKE_KEY, BadKey, Sealer
 
 _BOT_TOKEN_HINT = (
@@ -24,6 +24,10 @@ _APP_TOKEN_HINT = (
 
 class SlackSetupError(SetupError):
     """A missing secret or setting, or a token Slack refused; the message says what to set."""
+
+
+class SlackUnreachable(SlackSetupError, Unreachable):
+    """Slack did not answer: the network, not the setup (a later start may succeed)."""
 
 
 def missing_secrets(config: Config) -> list[str]:
@@ -61,13 +65,50 @@ def missing_secrets(config: Config) -> list[str]:
 
 
 def check_setup(config: Config) -> None:
-    """Raises SlackSetupError naming every secret that is missing, at once, or a
-    QUIZBOT_TOKEN_KEY that is not a list of Fernet keys."""
+    """Raises SlackSetupError naming every secret that is missing, at once, a token not
+    shaped as its variable needs (before any call to Slack), or a QUIZBOT_TOKEN_KEY that is
+    not a list of Fernet keys."""
     missing = missing_secrets(config)
     if missing:
         raise SlackSetupError("Slack needs, in the environment: " + "; ".join(missing))
+    problem = token_shape_problem(config)
+    if problem:
+        raise SlackSetupError(problem)
     if config.secrets.slack_client_id:
         token_sealer(config.secrets.token_key)
+
+
+BOT_PREFIXES = ("xoxb-", "xoxe.xoxb-")
+"""A bot token, or one that rotates (token rotation on)."""
+
+
+def token_shape_problem(config: Config) -> str | None:
+    """A sentence naming the variable whose token has the wrong shape (the two swapped, a
+    user token, something else pasted); None when they look right. Slack would only say
+    `invalid_auth` or `not_allowed_token_type`, after a connection."""
+    bot, app = config.secrets.slack_bot_token or "", config.secrets.slack_app_token or ""
+    bot_bad = bool(bot) and not bot.startswith(BOT_PREFIXES)
+    app_bad = config.file.slack.mode == "socket" and bool(app) and not app.startswith("xapp-")
+    if bot.startswith("xapp-") and app.startswith(BOT_PREFIXES):
+        return (
+            "SLACK_BOT_TOKEN and SLACK_APP_TOKEN are swapped: SLACK_BOT_TOKEN holds the "
+            "app-level token (xapp-...) and SLACK_APP_TOKEN the bot token (xoxb-...); "
+            "exchange them"
+        )
+    if bot_bad:
+        kind = {
+            "xapp-": "holds an app-level token (xapp-...), which goes in SLACK_APP_TOKEN",
+            "xoxp-": "holds a user token (xoxp-...)",
+        }.get(bot[:5], "does not look like a bot token")
+        return f"SLACK_BOT_TOKEN {kind}: it takes a bot token (xoxb-...); {_BOT_TOKEN_HINT}"
+    if app_bad:
+        kind = (
+            "holds a bot token (xoxb-...), which goes in SLACK_BOT_TOKEN"
+            if app.startswith(BOT_PREFIXES)
+            else "does not look like an app-level token (xapp-...)"
+        )
+        return f"SLACK_APP_TOKEN {kind}: {_APP_TOKEN_HINT}"
+    return None
 
 
 def token_sealer(token_key: str | None) -> Sealer:
@@ -112,5 +153,14 @@ async def _ask(call: Awaitable[object], name: str, hint: str, config: Config) ->
         code = error.response.get("error") or error.response.status_code
         raise SlackSetupError(f"Slack refused {name} ({code}): {hint}") from None
     except (aiohttp.ClientError, TimeoutError) as error:
-        url = config.file.slack.api_url
-        raise SlackSetupError(f"cannot reach the Slack Web API at {url}: {error!r}") from None
+        raise SlackUnreachable(unreachable(config.file.slack.api_url, error)) from None
+
+
+def unreachable(url: str, error: BaseException) -> str:
+    """A sentence for a Slack that does not answer, as Discord's says it: what failed in
+    words (aiohttp's own message, not its repr), then what to check."""
+    said = str(error).strip() or "no answer in time"
+    return (
+        f"cannot reach the Slack Web API at {url} ({type(error).__name__}: {said}); "
+        "check the network, a proxy or firewall, or [slack] api_url"
+    )

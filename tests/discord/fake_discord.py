@@ -44,7 +44,9 @@ BOT = {
     "avatar": None,
     "bot": True,
 }
-TOKEN = "fake-token"
+TOKEN = "OTAwMDAwMDAwMDAwMDAwMDAx.G7xYzA.fake-discord-bot-token-for-tests"
+"""Shaped as a real bot token (base64 of APP_ID, a timestamp, an HMAC): `quizbot run` checks
+the shape before it connects."""
 EPHEMERAL = 64
 MODAL = 9
 """The interaction callback type that opens a form."""

@@ -9,10 +9,18 @@ import sys
 from pathlib import Path
 
 from bot.domain.problems import ProblemReport, Reason
+from bot.presentation.locales import text
 from bot.storage import open_store
 from tests.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers, deck_yaml
 
 SERVER = "slack:TSIM"
+FLAGS = {
+    "too-easy": "too_easy",
+    "too-hard": "too_hard",
+    "dead-choice": "dead_choice",
+    "backwards": "negative",
+}
+"""Each planted question's flag, by its catalog key (the page says flags in its language)."""
 
 
 async def _simulate(url: str) -> int:
@@ -69,11 +77,13 @@ def test_report_flags_the_planted_questions(tmp_path: Path) -> None:
     assert f"{DECK}/{ORDINARY[0]} " in proc.stdout and "typo (deck version abc123)" in proc.stdout
 
     page = (tmp_path / "health.html").read_text(encoding="utf-8")
-    assert page.startswith("<!doctype html>") and page.count("<svg") == len(QUESTIONS)
+    assert page.startswith("<!doctype html>")
+    assert page.count("<svg") == len(QUESTIONS) + 1  # a chart per question, the deck's map
     assert "<h1>Question health: Planted questions</h1>" in page
     assert f"Server: {SERVER} · made 20" in page  # the date it was made, in UTC
-    assert page.count("Right answer: <b>A. right</b>") == len(QUESTIONS)
-    for flag in PLANTED.values():
-        assert f'<span class="flag">{flag}</span>' in page
+    assert page.count('Right answer: <b lang="en">A. right</b>') == len(QUESTIONS)
+    for flag in PLANTED:
+        said = text("en", f"report.flag.{FLAGS[flag]}")
+        assert f'<span class="flag">{said}</span>' in page
     assert "The question called backwards?" in page
     assert "“GPU” misspelt &lt;b&gt;" in page

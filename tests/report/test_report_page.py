@@ -65,11 +65,12 @@ def test_the_right_answer_is_named_even_when_nobody_picked_it(tmp_path: Path) ->
     rows = health(tries, {("health-page", q.id): (len(q.choices), q.answer) for q in deck})
     made = datetime(2026, 12, 4, 12, 30, tzinfo=UTC)
     page = html(rows, {deck.id: deck}, "en", server="slack:T1", made=made, warnings=warnings)
-    section = page.split(f"<h2>health-page / {LONG_ID}</h2>")[1].split("</section>")[0]
-    assert "Right answer: <b>A. NVLink</b>" in section
+    section = page.split(f'id="q-health-page-{LONG_ID}"')[1].split("</article>")[0]
+    assert f"<h3>Question 1 · {LONG_ID}</h3>" in section
+    assert 'Right answer: <b lang="en">A. NVLink</b>' in section
     assert '<li class="right">NVLink</li>' in section
     # Counts and percentages on every bar; the right one's label says so though it is empty.
-    labels = re.findall(r'<text x="[\d.]+" y="\d+">([^<]*\(\d+%\)[^<]*)</text>', section)
+    labels = re.findall(r"<text x=\"[\d.]+\" y=\"\d+\"[^>]*>([^<]*\(\d+%\)[^<]*)</text>", section)
     assert labels == ["0 (0%) ✓ right answer", "3 (75%)", "1 (25%)"]
     assert "<h1>Question health: Health page deck</h1>" in page
     assert "Server: slack:T1 · made 2026-12-04 12:30 UTC" in page
@@ -94,7 +95,7 @@ def test_the_report_shows_the_deck_lint_warnings(tmp_path: Path) -> None:
     assert "the right answer is the longest choice by far in 'en'" in text
     rows = health([], {("health-page", q.id): (len(q.choices), q.answer) for q in deck})
     page = html(rows, {deck.id: deck}, "en", warnings=warnings)
-    section = page.split("<h2>health-page / told-by-length</h2>")[1].split("</section>")[0]
+    section = page.split('id="q-health-page-told-by-length"')[1].split("</article>")[0]
     assert section.count("[length-tell]</code></li>") == 2
 
 
