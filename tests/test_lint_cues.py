@@ -10,10 +10,8 @@ import pytest
 
 from bot.cli import main
 from bot.decks import cues
-from bot.decks.format import GAME_SECONDS
 from bot.decks.loading import load_decks
 from bot.decks.reading_time import ReadingTime, reading_time
-from bot.domain import game
 
 Question = tuple[str, list[str], int]
 
@@ -367,7 +365,3 @@ def test_a_bilingual_question_is_warned_once_at_its_slowest_language(
         f"(143 Bengali aksharas at 400 a minute) and 21 s in 'en', more than a game's 20 s; "
         f"add seconds: 25 or more, or shorten them [reading-time]"
     ]
-
-
-def test_the_lints_game_time_is_the_games() -> None:
-    assert GAME_SECONDS == game.SECONDS

@@ -95,8 +95,14 @@ class Deck:
             return self.questions[position - 1]
         return None
 
+    @property
+    def fallback_locale(self) -> str:
+        """The language for a reader who asked for none of the deck's: English when the deck
+        has it, else its first (DESIGN.md's language rule, one for the bot and the CLI)."""
+        return "en" if "en" in self.locales else self.default_locale
+
     def locale_or_default(self, locale: str | None) -> str:
-        return locale if locale in self.locales else self.default_locale
+        return locale if locale in self.locales else self.fallback_locale
 
     def other_locale(self, locale: str) -> str | None:
         """The locale a reply's "show in the other language" button switches to."""

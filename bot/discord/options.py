@@ -70,7 +70,7 @@ async def deck_choices(
     needle = current.casefold().strip()
     return [
         app_commands.Choice(
-            name=render.clip(f"{d.id} · {pick(d.title, d.default_locale)}", CHOICE_NAME), value=d.id
+            name=render.clip(f"{d.id} · {pick(d.title, d.fallback_locale)}", CHOICE_NAME), value=d.id
         )
         for d in client_of(interaction).services.quiz.decks
         if _matches(needle, d.id, *d.title.values())
@@ -89,7 +89,7 @@ async def question_choices(
     needle = current.casefold().strip()
     return [
         app_commands.Choice(
-            name=render.clip(f"{q.position}. {pick(q.text, deck.default_locale)}", CHOICE_NAME),
+            name=render.clip(f"{q.position}. {pick(q.text, deck.fallback_locale)}", CHOICE_NAME),
             value=q.id,
         )
         for q in deck

@@ -15,15 +15,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import Enum
 
-from bot.decks.model import Localized
+from bot.decks.format import GAME_SECONDS
+from bot.decks.model import Localized, Question
 from bot.domain.errors import QuizError
 from bot.domain.records import PostRecord
 
 QUESTIONS = 10
 """Questions in a game unless the starter says otherwise."""
 MOST_QUESTIONS = 50
-SECONDS = 20
-"""Seconds per question unless the starter says otherwise."""
+SECONDS = GAME_SECONDS
+"""Seconds per question unless the starter says otherwise (the deck lint's reading-time
+warning measures questions against the same figure)."""
 FEWEST_SECONDS = 10
 MOST_SECONDS = 120
 START_DELAY = timedelta(seconds=5)
@@ -100,12 +102,14 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class GameStep:
-    """What a game's question message shows besides the question: n of N and its deadline."""
+    """What a game's question message shows besides the question: n of N, its deadline and
+    how long it was given (`question_seconds`)."""
 
     game_id: int
     number: int
     of: int
     closes_at: datetime
+    seconds: int
 
 
 @dataclass(frozen=True)
@@ -202,10 +206,25 @@ class AskedSoFar:
         return [p for p in self.shown if p.is_open]
 
 
+def question_seconds(question: Question | None, seconds: int) -> int:
+    """How long a game question stays open: the game's time, or the question's own
+    (`seconds:` in the deck) when it needs longer."""
+    own = question.seconds if question is not None else None
+    return max(seconds, own or 0)
+
+
 def closes_at(post: PostRecord, seconds: int) -> datetime:
     """A game question's deadline: stored with it, else (asked before deadlines were
     stored) when it opened plus the game's seconds."""
     return post.closes_at or post.opened_at + timedelta(seconds=seconds)
+
+
+def step_of(post: PostRecord, game_id: int, number: int, of: int, seconds: int) -> GameStep:
+    """What the message of the game's `number`th question shows: its deadline and the time
+    it was given (from the stored deadline, so a restart shows the same)."""
+    closes = closes_at(post, seconds)
+    given = round((closes - post.opened_at).total_seconds())
+    return GameStep(game_id, number, of, closes, given)
 
 
 def game_settings(questions: object, seconds: object) -> tuple[int, int]:

@@ -126,7 +126,11 @@ def post_message(view: PostView) -> QuestionMessage:
         choices=_choices(view.choices, loc),
         footer="" if game else text(loc, "post.answered", count=view.answered),
         fallback=text(loc, "post.fallback", question=question),
-        closes=text(loc, "game.closes", when=WHEN) if game else None,
+        closes=(
+            text(loc, "game.closes", when=WHEN, seconds=view.game.seconds)
+            if view.game is not None
+            else None
+        ),
     )
 
 

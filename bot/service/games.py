@@ -43,7 +43,6 @@ from bot.domain.game import (
     GameNews,
     GameRecord,
     GameState,
-    GameStep,
     NewGame,
     NewsKind,
     Phase,
@@ -51,6 +50,8 @@ from bot.domain.game import (
     closes_at,
     game_settings,
     placings,
+    question_seconds,
+    step_of,
 )
 from bot.domain.post import PostView
 from bot.domain.records import PostRecord
@@ -254,18 +255,18 @@ class Games:
         if view is None:  # every other question is open in a post of this server
             await self._finish(game, deck.title, delivery, now, so_far, GameState.FINISHED)
             return
-        closes = closes_at(view.post, game.seconds)
-        shown = replace(view, game=GameStep(game.id, len(asked) + 1, game.rounds, closes))
+        step = step_of(view.post, game.id, len(asked) + 1, game.rounds, game.seconds)
+        shown = replace(view, game=step)
         self._shown[view.post.id] = shown
         await self._publishing.publish(shown, delivery.post)  # withdrawn if it failed
-        await self.store.move_game(game.id, game.step, Phase.OPEN, closes)
+        await self.store.move_game(game.id, game.step, Phase.OPEN, step.closes_at)
 
     async def _post_question(
         self, game: GameRecord, deck: Deck, asked: set[str]
     ) -> PostView | None:
         """A question of the deck not asked in this game and not open in a post of the
         server (its reveal would give the other away), posted as the game's, with its
-        deadline."""
+        deadline: the game's time, or the question's own when it needs longer."""
         starter = Actor(game.server_id, game.starter_id)
         open_now = await self.store.open_questions(game.server_id)
         left = [q.id for q in deck if q.id not in asked and (deck.id, q.id) not in open_now]
@@ -278,7 +279,9 @@ class Games:
                     deck.id,
                     question_id,
                     game_id=game.id,
-                    closes_after=timedelta(seconds=game.seconds),
+                    closes_after=timedelta(
+                        seconds=question_seconds(deck.question(question_id), game.seconds)
+                    ),
                 )
             except QuestionOpen:  # opened elsewhere just now
                 continue
@@ -317,7 +320,7 @@ class Games:
                 "game %s: post %s closed, its reveal not shown (%s)", game.id, post.id, error.key
             )
             return
-        step = GameStep(game.id, number, game.rounds, closes_at(post, game.seconds))
+        step = step_of(post, game.id, number, game.rounds, game.seconds)
         await show_reveal(delivery, replace(reveal, view=replace(reveal.view, game=step)))
         self._shown.pop(post.id, None)
 

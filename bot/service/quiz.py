@@ -84,11 +84,11 @@ class Quiz(Runs, Learning, Authoring):
 
     async def ui_locale(self, actor: Actor) -> str:
         """Language for replies that belong to no deck (help, leaderboard, errors); with no
-        setting, the first deck's language."""
+        setting, English (or the first deck's language when it has no English)."""
         mine = await self.store.user_locale(actor.server_id, actor.user_id)
         server = await self.store.server(actor.server_id)
         first = self.decks.first()
-        fallback = first.default_locale if first is not None else self.ui_locales[0]
+        fallback = first.fallback_locale if first is not None else self.ui_locales[0]
         return language(
             self.ui_locales,
             platform=actor.locale,
@@ -406,5 +406,5 @@ def _deck_locale(actor: Actor, deck: Deck, mine: str | None, server: ServerSetti
         platform=actor.locale,
         mine=mine,
         server=server.locale,
-        fallback=deck.default_locale,
+        fallback=deck.fallback_locale,
     )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -16,6 +17,8 @@ from bot.domain.clock import ManualClock
 from bot.domain.errors import QuizError
 from bot.domain.game import LEASE, GameState, NewsKind, Placing, podium
 from bot.domain.post import PostView
+from bot.presentation.game_messages import WHEN
+from bot.presentation.messages import post_message
 from bot.service.games import Games
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
@@ -262,3 +265,36 @@ async def test_a_channel_the_bot_cannot_post_in_ends_the_game(
     await p.games.tick()
     ended = await any_store.game(game.id)
     assert ended is not None and ended.state is GameState.STOPPED
+
+
+async def test_a_question_that_needs_longer_gets_its_own_time_and_says_so(
+    any_store: QuizStore, clock: ManualClock
+) -> None:
+    """A deck question with `seconds: 45` stays open 45 s in a 20-second game, and its
+    message says so; one with `seconds: 15` still gets the game's 20 (at least the game's)."""
+    slow, quick = (
+        replace(factories.question(1), seconds=45),
+        replace(factories.question(2), seconds=15),
+    )
+    p = Process(any_store, clock)
+    p.quiz.decks = factories.library(replace(factories.deck("demo"), questions=(slow, quick)))
+    await p.games.start(HOST, CHANNEL, "demo", "2", 20)
+    await p.games.tick()
+    given: dict[str, int] = {}
+    for _ in range(2):
+        clock.advance(timedelta(seconds=5))
+        await p.games.tick()
+        view = p.delivery.posts[-1]
+        assert view.game is not None
+        given[view.question.id] = view.game.seconds
+        assert view.game.closes_at == view.post.opened_at + timedelta(seconds=view.game.seconds)
+        assert post_message(view).closes == (
+            f"⏱ {view.game.seconds} seconds to answer · closes {WHEN}"
+        )
+        clock.advance(timedelta(seconds=view.game.seconds - 1))
+        await p.games.tick()
+        assert p.delivery.reveals == [] or p.delivery.reveals[-1].view.post.id != view.post.id
+        clock.advance(timedelta(seconds=1))
+        await p.games.tick()
+        assert p.delivery.reveals[-1].view.post.id == view.post.id
+    assert given == {"q1": 45, "q2": 20}

@@ -74,7 +74,10 @@ async def test_a_game_of_three_questions_with_five_players(make_bot: BotFactory)
     (announcement,) = channel_posts(bot)
     shown = description(announcement)
     assert shown.startswith("🎮 Quiz game: Parallelism \\_basics\\_")
-    assert "3 questions, 10 seconds each." in shown and f"Started by <@{ALICE.id}>." in shown
+    assert (
+        "3 questions, 10 seconds each (longer for a question that needs it)." in shown
+        and f"Started by <@{ALICE.id}>." in shown
+    )
 
     right = {p.id: 0 for p in PLAYERS}
     for number in (1, 2, 3):
@@ -82,7 +85,7 @@ async def test_a_game_of_three_questions_with_five_players(make_bot: BotFactory)
         text = description(message)
         assert text.startswith(f"🎮 Parallelism \\_basics\\_ · Question {number} of 3")
         closes = int((START + timedelta(seconds=15 * number)).timestamp())
-        assert text.endswith(f"⏱ Closes <t:{closes}:R>")
+        assert text.endswith(f"⏱ 10 seconds to answer · closes <t:{closes}:R>")
         for n, person in enumerate(PLAYERS):
             good = (n + number) % 2 == 0
             said = await pick(bot, message, post_id, person, good)

@@ -63,7 +63,10 @@ async def test_a_game_of_three_questions_with_six_players(make_slack: SlackFacto
     (announcement,) = posted(slack)
     text = all_text(blocks_of(announcement))
     assert "🎮 Quiz game: Team <Quiz> & Co" in text
-    assert "3 questions, 10 seconds each." in text and "Started by <@U1>." in text
+    assert (
+        "3 questions, 10 seconds each (longer for a question that needs it)." in text
+        and "Started by <@U1>." in text
+    )
 
     right_by_player = {p: 0 for p in PLAYERS}
     for number in (1, 2, 3):
@@ -72,7 +75,9 @@ async def test_a_game_of_three_questions_with_six_players(make_slack: SlackFacto
         assert header == f"🎮 Team <Quiz> & Co · Question {number} of 3"
         closes = int((START + timedelta(seconds=15 * number)).timestamp())  # 5 s, then 10
         context = [b for b in question if b["type"] == "context"][-1]
-        assert context["elements"][0]["text"].startswith(f"⏱ Closes <!date^{closes}^{{time_secs}}|")
+        assert context["elements"][0]["text"].startswith(
+            f"⏱ 10 seconds to answer · closes <!date^{closes}^{{time_secs}}|"
+        )
         right = await slack.right_shown(post_id)
         for n, player in enumerate(PLAYERS):
             good = (n + number) % 3 != 0
