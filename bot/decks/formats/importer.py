@@ -324,7 +324,11 @@ class _Assembly:
             self.notes.append(Note(question.line, "skipped", reason))
             return
         first = self.locales[0]
-        question_id = ids.make(question.name, question.text[first], len(self.questions) + 1)
+        question_id = ids.make(
+            question.name,
+            question.text[first],
+            [choice.text[first] for choice in question.choices],
+        )
         right = question.choices[question.answer]
         missing = [locale for locale in self.locales if not question.explanation.get(locale)]
         for locale in missing:
