@@ -24,6 +24,11 @@ from bot.decks.formats.phrasebook import true_false
 Texts = dict[str, str]
 """A text by locale; single-language formats fill one locale."""
 
+UNDETERMINED = "und"
+"""The locale a file is read in when the user named none (BCP 47's "undetermined"): the
+importer finds the language from the text afterwards and relabels the draft
+(`DraftDeck.relabel`), so the file is read and parsed once."""
+
 
 class FormatError(Exception):
     """The file as a whole cannot be read: one message, at a line when there is one."""
@@ -51,6 +56,9 @@ class Note:
 class DraftChoice:
     text: Texts
     why: Texts = field(default_factory=dict)
+    generated: bool | None = None
+    """True or False when the import wrote this choice itself (a true/false question's words),
+    so that it can be written again in the language found later."""
 
 
 @dataclass
@@ -94,6 +102,27 @@ class DraftDeck:
 
     def warn(self, line: int | None, message: str) -> None:
         self.notes.append(Note(line, "warning", message))
+
+    def relabel(self, locale: str) -> None:
+        """Moves the texts read in UNDETERMINED to `locale`, writing the import's own words
+        (True/False) in it, and settling true/false questions as a read in `locale` would."""
+        for question in self.questions:
+            for texts in (question.text, question.explanation):
+                _move(texts, locale)
+            for choice in question.choices:
+                _move(choice.text, locale)
+                _move(choice.why, locale)
+                if choice.generated is not None:
+                    choice.text[locale] = true_false(locale)[0 if choice.generated else 1]
+            settle_true_false(question, locale)
+        _move(self.title, locale)
+        _move(self.description, locale)
+        self.locales = [locale if found == UNDETERMINED else found for found in self.locales]
+
+
+def _move(texts: Texts, locale: str) -> None:
+    if UNDETERMINED in texts:
+        texts[locale] = texts.pop(UNDETERMINED)
 
 
 def settle_right_feedback(question: DraftQuestion) -> None:
@@ -139,6 +168,15 @@ def strip_choice_labels(question: DraftQuestion) -> None:
             continue
         for choice, match in zip(question.choices, found, strict=True):
             choice.text[locale] = choice.text[locale][match.end() :]
+
+
+def generated_true_false(locale: str) -> list[DraftChoice]:
+    """The two choices of a true/false question in `locale`'s words, marked as the import's."""
+    true, false = true_false(locale)
+    return [
+        DraftChoice({locale: true}, generated=True),
+        DraftChoice({locale: false}, generated=False),
+    ]
 
 
 def settle_true_false(question: DraftQuestion, locale: str) -> None:

@@ -14,9 +14,14 @@ from __future__ import annotations
 import re
 
 from bot.decks.formats.category import Categories, category_path
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
+from bot.decks.formats.draft import (
+    DraftChoice,
+    DraftDeck,
+    DraftQuestion,
+    generated_true_false,
+    settle_true_false,
+)
 from bot.decks.formats.htmltext import html_to_text
-from bot.decks.formats.phrasebook import true_false
 from bot.decks.model import Deck, Question
 
 FORMAT_NAME = "Moodle GIFT"
@@ -264,7 +269,7 @@ def _read_answers(
         bits = answers.split("#", 2)
         right = 0 if _TRUE_FALSE[head] else 1
         feedback = [_plain(bit, text_format, dropped) for bit in bits[1:]] + ["", ""]
-        draft.choices = [DraftChoice({locale: word}) for word in true_false(locale)]
+        draft.choices = generated_true_false(locale)
         draft.answer = right
         if feedback[0]:
             draft.choices[1 - right].why[locale] = feedback[0]

@@ -23,9 +23,9 @@ from bot.decks.formats.draft import (
     DraftDeck,
     DraftQuestion,
     FormatError,
+    generated_true_false,
     settle_true_false,
 )
-from bot.decks.formats.phrasebook import true_false
 from bot.decks.formats.slug import slugify
 
 FORMAT_NAME = "Open Trivia DB"
@@ -137,9 +137,8 @@ def _read_entry(
         if isinstance(value, str) and slugify(decode(value)):
             tags.append(slugify(decode(value)))
     if kind == "boolean":
-        words = true_false(locale)
         answer = 0 if right.lower() == "true" else 1
-        choices = [DraftChoice({locale: word}) for word in words]
+        choices = generated_true_false(locale)
     elif kind == "multiple":
         # The API lists the right answer first; a fixed place per question keeps imports
         # repeatable without making every answer A when an author turns shuffling off.
