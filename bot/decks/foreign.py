@@ -26,6 +26,7 @@ CHOICE_KEYS = (
     "opts",
     "answeroptions",
     "optionlist",
+    "answeroption",
 )
 """Keys of a quiz JSON object's list (or mapping) of choices, by their folded key."""
 
@@ -225,18 +226,65 @@ def _has_choices(item: dict[str, Any]) -> bool:
         folded = fold_key(str(key))
         if folded in WRONG_KEYS and isinstance(value, list) and value:
             return True
-        listed = isinstance(value, list | dict) and len(value) >= 2
-        if listed and folded in (*CHOICE_KEYS, *ANSWER_KEYS):
+        # One choice is enough to be a quiz file: a flashcard bank is then told, question by
+        # question, that a deck question needs two, rather than "no questions found".
+        if isinstance(value, list | dict) and value and folded in CHOICE_KEYS:
+            return True
+        if isinstance(value, list | dict) and len(value) >= 2 and folded in ANSWER_KEYS:
             return True
         flat += bool(FLAT_CHOICE.match(folded))
     return flat >= 2
 
 
 def question_key(item: dict[str, Any]) -> str | None:
-    """The key holding an object's question text, if it has one."""
+    """The key holding an object's question text, if it has one (see `localized`)."""
     folded = {fold_key(str(key)): key for key in item}
     for wanted in QUESTION_KEYS:
         key = folded.get(wanted)
-        if key is not None and isinstance(item[key], str) and item[key].strip():
+        if key is not None and localized(item[key]) is not None:
             return str(key)
     return None
+
+
+_LOCALE_KEY = re.compile(r"^([a-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?$")
+TEXT_KEYS = ("text", "value", "content", "body", "label", "title", "question")
+"""Keys of the text of a question or choice given as an object ({"text": "..."})."""
+
+
+def localized(value: Any) -> dict[str, str] | None:
+    """A text as a quiz JSON file may give it: a string ({"": text}), an object holding it
+    under a key like "text" (The Trivia API's `{"text": ...}`), or one text per language
+    (`{"en": ..., "de": ...}`, keyed by locale as decks write them: `pt_br` is `pt-BR`).
+    None when `value` is none of these, or empty."""
+    if isinstance(value, str):
+        return {"": value.strip()} if value.strip() else None
+    if not isinstance(value, dict) or not value:
+        return None
+    locales = {_locale(str(key)): text for key, text in value.items()}
+    if all(key is not None and isinstance(text, str) for key, text in locales.items()):
+        found = {str(key): str(text).strip() for key, text in locales.items()}
+        found = {key: text for key, text in found.items() if text}
+        return found or None
+    folded = {fold_key(str(key)): text for key, text in value.items()}
+    for key in TEXT_KEYS:
+        text = folded.get(key)
+        if isinstance(text, str) and text.strip():
+            return {"": text.strip()}
+    return None
+
+
+def _locale(key: str) -> str | None:
+    """`key` written as a deck locale ("pt_br" is "pt-BR"), or None if it names no language."""
+    match = _LOCALE_KEY.match(key)
+    if match is None:
+        return None
+    language, script, region = match.groups()
+    return "-".join(
+        part
+        for part in (
+            language.lower(),
+            script.title() if script else "",
+            region.upper() if region else "",
+        )
+        if part
+    )

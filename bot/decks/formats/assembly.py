@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.decks.format import MAX_ID_LENGTH, MAX_TITLE_CHARS
+from bot.decks.format import MAX_EXPLANATION_CHARS, MAX_ID_LENGTH, MAX_TITLE_CHARS
 from bot.decks.formats.draft import (
     DraftDeck,
     DraftQuestion,
@@ -70,6 +70,7 @@ class Assembly:
             self.notes.append(
                 Note(question.line, "warning", f"{kind} dropped from question {question_id}")
             )
+        self._cite(question, question_id)
         entry: dict[str, Any] = {
             "id": question_id,
             "text": self._texts(question.text),
@@ -83,6 +84,24 @@ class Assembly:
         if question.shuffle is not None:
             entry["shuffle"] = question.shuffle
         self.questions.append(entry)
+
+    def _cite(self, question: DraftQuestion, question_id: str) -> None:
+        """The question's source after its explanation, where the deck has room for it."""
+        source = " ".join(question.source.split())
+        if not source:
+            return
+        cited = {locale: f"{text}\n\n{source}" for locale, text in question.explanation.items()}
+        if any(len(text) > MAX_EXPLANATION_CHARS for text in cited.values()):
+            self.notes.append(
+                Note(
+                    question.line,
+                    "warning",
+                    f"the source of question {question_id} is left out: with it the explanation "
+                    f"would be over {MAX_EXPLANATION_CHARS} characters",
+                )
+            )
+            return
+        question.explanation.update(cited)
 
     @property
     def skipped(self) -> int:

@@ -75,6 +75,8 @@ class DraftQuestion:
     shuffle: bool | None = None
     dropped: list[str] = field(default_factory=list)
     """Kinds of media left out of its texts ("image", "audio"...), for warnings."""
+    source: str = ""
+    """Where the question comes from (a book, a URL), added after its explanation."""
 
     def drop(self, kinds: list[str] | set[str]) -> None:
         for kind in sorted(kinds):

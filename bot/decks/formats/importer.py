@@ -84,10 +84,7 @@ def import_file(
     lines = [f"{shown}: {language}"] if language else []
     lines += deck.report(shown)
     if not deck.questions:
-        lines.append(
-            f"{shown}: error: no question could be imported ({deck.skipped} skipped); "
-            f"nothing written"
-        )
+        lines.append(f"{shown}: error: {_nothing_imported(deck)}; nothing written")
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
     target = out if out is not None else questions_dir / f"{chosen_id}.yaml"
     source = f"Imported from {path.name} ({found.title}) on {today.isoformat()}"
@@ -103,6 +100,21 @@ def import_file(
     wrote = count(len(deck.questions), "question")
     lines.append(f"{target}: wrote {wrote} from {shown} ({found.title}), {deck.skipped} skipped")
     return ImportOutcome(lines, EXIT_OK, target)
+
+
+def _nothing_imported(deck: Assembly) -> str:
+    """Why no question could be imported: the one reason every question was skipped for, when
+    they share one ("each question has 1 choice": a flashcard bank), else how many were."""
+    reasons = {note.message for note in deck.notes if note.kind == "skipped"}
+    if deck.skipped == 1 and len(reasons) == 1:
+        return f"no question could be imported: {reasons.pop()}"
+    if deck.skipped > 1 and len(reasons) == 1:
+        reason = reasons.pop()
+        for it, each in (("it ", "each question "), ("its ", "each question's ")):
+            if reason.startswith(it):
+                return f"no question could be imported: {each}{reason.removeprefix(it)}"
+        return f"no question could be imported: all {deck.skipped} were skipped as {reason}"
+    return f"no question could be imported ({deck.skipped} skipped)"
 
 
 def _read_in_language(

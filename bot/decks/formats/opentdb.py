@@ -26,6 +26,7 @@ from bot.decks.formats.draft import (
     generated_true_false,
     settle_true_false,
 )
+from bot.decks.formats.jsondoc import loads
 from bot.decks.formats.slug import slugify
 
 FORMAT_NAME = "Open Trivia DB"
@@ -44,12 +45,7 @@ _FIELDS = ("type", "question", "correct_answer", "incorrect_answers")
 
 def read_opentdb(text: str, locale: str) -> DraftDeck:
     """Every question of a response (or of a bare list of results), at the line it starts on."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise FormatError(
-            f"not valid JSON: {error.msg} (column {error.colno})", error.lineno
-        ) from None
+    document = loads(text)
     if isinstance(document, dict):
         code = document.get("response_code", 0)
         if code != 0:
