@@ -127,7 +127,7 @@ def test_a_thai_deck_gets_no_english_stand_in_explanations(
     assert deck.questions[0].explanation["th"] == "กรุงเทพมหานคร"
     assert outcome.lines[-2] == (
         f"{path}: warning: 1 of 1 question came without an explanation and now says only the "
-        "right choice alone in th (quizbot writes stand-ins only in en and bn); write real ones "
+        "right choice in th (quizbot writes stand-ins only in en and bn); write real ones "
         "before use"
     )
     assert "The answer" not in (outcome.written or path).read_text(encoding="utf-8")

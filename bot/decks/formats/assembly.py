@@ -132,10 +132,10 @@ class Assembly:
                 f"{shown}: warning: {filled} came without an explanation and now {verb} "
                 f'only "{stand_in}"; write real ones before use'
             )
-        said = f'"{answer_is(spoken[0], "<right choice>")}" in {spoken[0]}, ' if spoken else ""
+        said = f'"{answer_is(spoken[0], "<right choice>")}" in {spoken[0]} and ' if spoken else ""
         return (
             f"{shown}: warning: {filled} came without an explanation and now {verb} only "
-            f"{said}the right choice alone in {', '.join(bare)} (quizbot writes stand-ins only "
+            f"{said}the right choice in {', '.join(bare)} (quizbot writes stand-ins only "
             f"in {' and '.join(STAND_IN_LOCALES)}); write real ones before use"
         )
 

@@ -251,4 +251,5 @@ def _unfit_in(question: DraftQuestion, locale: str, several: bool) -> str | None
 
 
 def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    """`text` in quotes as written: repr() would double every backslash of its LaTeX."""
+    return f"'{text if len(text) <= 40 else text[:37] + '...'}'"

@@ -42,6 +42,26 @@ _SUPERSCRIPTS = str.maketrans(
 )
 _SUBSCRIPTS = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
 _SCRIPTS = {"sup": ("^", _SUPERSCRIPTS), "sub": ("_", _SUBSCRIPTS)}
+_ELEMENTS = frozenset(
+    {
+        *("a", "abbr", "acronym", "address", "area", "article", "aside", "audio", "b", "base"),
+        *("bdi", "bdo", "big", "blink", "blockquote", "body", "br", "button", "canvas"),
+        *("caption", "center", "cite", "code", "col", "colgroup", "data", "datalist", "dd"),
+        *("del", "details", "dfn", "dialog", "dir", "div", "dl", "dt", "em", "embed"),
+        *("fieldset", "figcaption", "figure", "font", "footer", "form", "frame", "frameset"),
+        *("h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i"),
+        *("iframe", "img", "input", "ins", "kbd", "label", "legend", "li", "link", "main"),
+        *("map", "mark", "math", "menu", "meta", "meter", "nav", "nobr", "noscript", "object"),
+        *("ol", "optgroup", "option", "output", "p", "param", "picture", "pre", "progress"),
+        *("q", "rp", "rt", "ruby", "s", "samp", "script", "section", "select", "small"),
+        *("source", "span", "strike", "strong", "style", "sub", "summary", "sup", "svg"),
+        *("table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "time"),
+        *("title", "tr", "track", "tt", "u", "ul", "var", "video", "wbr"),
+    }
+)
+"""HTML's elements: a tag of any other name (`List<String>`, `Map<K, V>`) is text."""
+_TAG_START = re.compile(r"<(?=/?([A-Za-z][A-Za-z0-9-]*))")
+_ONE_TAG = re.compile(r"^<\s*/?\s*[A-Za-z][A-Za-z0-9-]*\s*/?\s*>$")
 
 
 def _raised(tag: str, text: str) -> str:
@@ -148,14 +168,27 @@ class _TextParser(HTMLParser):
         self.parts.append(data)
 
 
+def _text_tags(html: str) -> str:
+    """`html` with each '<' that opens no HTML element written as `&lt;`, so `List<String>`
+    keeps its `<String>` instead of losing it as an unknown tag."""
+
+    def escape(match: re.Match[str]) -> str:
+        return "<" if match.group(1).lower() in _ELEMENTS else "&lt;"
+
+    return _TAG_START.sub(escape, html)
+
+
 def html_to_text(html: str, *, keep_newlines: bool = False) -> tuple[str, set[str]]:
     """Plain text for `html`, and the kinds of media left out ("image", "audio", ...).
 
     `keep_newlines` is for Moodle's auto-format text, where a newline in the source is a line
-    break on the page; in HTML proper it is just a space.
+    break on the page; in HTML proper it is just a space. A text that is one tag and nothing
+    else (a choice `<br>` in "Which tag breaks a line?") means the tag, and is kept as written.
     """
+    if _ONE_TAG.match(html.strip()):
+        return html.strip(), set()
     parser = _TextParser(keep_newlines)
-    parser.feed(html)
+    parser.feed(_text_tags(html))
     parser.close()
     parser.close_link()  # an <a> left open
     text = _SPACES.sub(" ", "".join(parser.parts).replace("\xa0", " "))

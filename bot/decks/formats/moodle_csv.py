@@ -80,7 +80,7 @@ def _read_row(
         deck.skip(line, f"it has two right answers ({right} and {second}); a deck question has one")
         return
     if right not in LETTERS:
-        shown = repr(cell("Answer 1")) if cell("Answer 1") else "empty"
+        shown = f"'{cell('Answer 1')}'" if cell("Answer 1") else "empty"
         deck.skip(line, f"Answer 1 is {shown}; it must be A, B, C or D")
         return
     if not cell(right):

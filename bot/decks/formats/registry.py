@@ -25,7 +25,7 @@ from bot.decks.formats import (
     red,
 )
 from bot.decks.formats.draft import DraftDeck
-from bot.decks.formats.source import decode_text
+from bot.decks.formats.source import decode_text, decode_xml
 from bot.decks.model import Deck
 
 Reader = Callable[[bytes, str], DraftDeck]
@@ -51,8 +51,7 @@ def _text_reader(read: Callable[[str, str], DraftDeck], title: str) -> Reader:
 
 
 def _xml_reader(data: bytes, locale: str) -> DraftDeck:
-    decode_text(data, moodle_xml.FORMAT_NAME)  # refuses binary and non-UTF-8 files in one line
-    return moodle_xml.read_moodle_xml(data, locale)
+    return moodle_xml.read_moodle_xml(decode_xml(data, moodle_xml.FORMAT_NAME), locale)
 
 
 def _csv_writer(deck: Deck, locale: str) -> str:
