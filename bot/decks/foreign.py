@@ -56,11 +56,22 @@ FLAT_CHOICE = re.compile(r"^(?:option|choice|opt|ans|answer)?([a-e1-5])$")
 ARRAY_KEYS = ("questions", "quiz", "quizzes", "data", "items", "mcqs", "mcq", "results")
 """Keys a quiz JSON object commonly keeps its array of questions under, by preference."""
 
-_AIKEN_ANSWER = re.compile(r"^ANSWER:\s*[A-Z]\s*$", re.MULTILINE)
-_AIKEN_CHOICE = re.compile(r"^[A-Z][).]", re.MULTILINE)
-_GIFT_MARKS = re.compile(
-    r"^\s*(::|\$CATEGORY:)|\{\s*(T|F|TRUE|FALSE)\s*\}|\{[^{}]*[=~]", re.MULTILINE
+ANSWER_WORDS = (
+    *("ANSWER", "ANS", "RESPUESTA", "RESPOSTA", "RÉPONSE", "REPONSE", "ANTWORT", "RISPOSTA"),
+    *("JAWABAN", "JAWAPAN", "VÁLASZ", "VALASZ", "ODPOWIEDŹ", "CEVAP", "ANTWOORD", "ОТВЕТ"),
+    *("SVAR", "VASTAUS", "ODPOVĚĎ", "RĂSPUNS", "উত্তর"),
 )
+"""The word of an Aiken answer line, in English (Moodle's) and the localised dialects."""
+_ANSWER_WORD = "|".join([*ANSWER_WORDS, *(word.title() for word in ANSWER_WORDS)])
+_AIKEN_ANSWER = re.compile(rf"^(?:{_ANSWER_WORD})\s*:\s*[A-Za-z1-9]\s*$", re.MULTILINE)
+_AIKEN_CHOICE = re.compile(r"^[A-Za-z1-9][).]", re.MULTILINE)
+_GIFT_TITLE = re.compile(r"^\s*(::|\$CATEGORY:)|\{\s*(T|F|TRUE|FALSE)\s*\}", re.MULTILINE)
+_GIFT_ANSWERS = re.compile(r"\{\s*[=~]")
+_LATEX_BEFORE = re.compile(r"(?:\\[A-Za-z]+\*?|[_^}])\s*$")
+"""What comes before a '{' of LaTeX (`\\frac{`, `x_{`, `}{`), never before a GIFT answer block."""
+_NUMBERED = re.compile(r"^[ \t]*(?:Q\.?\s*)?\d{1,4}\s*[.)]\s+\S", re.MULTILINE)
+_LETTERED = re.compile(r"^[ \t]*\(?[A-Da-d][.)]\s*\S", re.MULTILINE)
+_OPENTRIVIAQA = re.compile(r"^#Q \S[^\n]*\n(?:[^\n]*\n){0,40}?\^ ", re.MULTILINE)
 _JS_ARRAY = re.compile(
     r"^\s*(?:export\s+default|module\.exports\s*=|(?:export\s+)?(?:const|let|var)\s+[\w$]+"
     r"(?:\s*:\s*[^=\n]+)?\s*=)\s*[\[{]",
@@ -87,6 +98,7 @@ TITLES = {
     "red": "a Red-DiscordBot trivia list",
     "moodle-csv": "a Moodle CSV question file",
     "bn-mcq": "Bengali exam text",
+    "opentriviaqa": "an OpenTriviaQA text file",
 }
 """How a message names a file of each format ("this is a Red-DiscordBot trivia list")."""
 
@@ -122,16 +134,37 @@ def _name(text: str, suffix: str) -> str | None:
         return "moodle-csv"
     if is_red_list(head):
         return "red"
+    if _OPENTRIVIAQA.search(head):
+        return "opentriviaqa"
     if len(_BN_CHOICE.findall(head)) >= 2 and _BN_ANSWER.search(head):
         return "bn-mcq"
     if _AIKEN_ANSWER.search(head) and _AIKEN_CHOICE.search(head):
         return "aiken"
-    if _GIFT_MARKS.search(head) and not _DECK_KEYS.search(head):
+    if _looks_like_gift(head) and not _DECK_KEYS.search(head):
         return "gift"
     first = head.split("\n", 1)[0]
     if "," in first and _QUIZBOT_CSV.match(first):
         return "csv"
     return None
+
+
+def _looks_like_gift(head: str) -> bool:
+    """GIFT by its titles, categories or {T}, or by an answer block `{=...}`/`{~...}` that is
+    not LaTeX (`\\sum_{i=1}` is no answer), in a file not shaped as numbered questions."""
+    if _GIFT_TITLE.search(head):
+        return True
+    blocks = [
+        match
+        for match in _GIFT_ANSWERS.finditer(head)
+        if not _LATEX_BEFORE.search(head[max(0, match.start() - 30) : match.start()])
+    ]
+    return bool(blocks) and not looks_numbered(head)
+
+
+def looks_numbered(text: str) -> bool:
+    """Numbered questions (`1.`, `2)`) with lettered choices (`a)`, `(B)`, `C.`), as typed in
+    exam banks, at least two of each."""
+    return len(_NUMBERED.findall(text)) >= 2 and len(_LETTERED.findall(text)) >= 2
 
 
 def is_red_list(text: str) -> bool:

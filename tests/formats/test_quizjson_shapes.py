@@ -138,8 +138,10 @@ def test_a_file_of_one_choice_questions_says_so(run_import: Importer) -> None:
     source = REPROS / "d2-all-one-choice.json"
     outcome, deck = run_import(source)
     assert deck is None
-    assert outcome.lines[-2:] == [
+    assert outcome.lines[-3:] == [
         f"{source}:1: skipped: it has 1 choice; a deck question has 2 to 5",
+        f"{source}: note: read as quiz JSON, told from its content; if it is another format, "
+        "pass --format",
         f"{source}: error: no question could be imported: it has 1 choice; a deck question "
         "has 2 to 5; nothing written",
     ]

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from bot.decks.foreign import SNIFF_CHARS, looks_numbered
 from bot.decks.format import (
     ID_PATTERN,
     LOCALE_PATTERN,
@@ -20,6 +21,7 @@ from bot.decks.format import (
     RESERVED_DECK_IDS,
 )
 from bot.decks.formats.assembly import Assembly, count
+from bot.decks.formats.columns import parse_columns
 from bot.decks.formats.draft import (
     UNDETERMINED,
     DraftDeck,
@@ -28,7 +30,7 @@ from bot.decks.formats.draft import (
     Texts,
 )
 from bot.decks.formats.language import detect_language
-from bot.decks.formats.registry import FORMATS, Format, guess_format
+from bot.decks.formats.registry import FORMATS, Format, columns_format, guess_format
 from bot.decks.formats.slug import slugify
 from bot.decks.formats.source import kind_of_binary, read_bytes
 from bot.decks.formats.writer import WriteError, render_deck, write_deck, write_decks
@@ -58,6 +60,7 @@ def import_file(
     today: date,
     questions_dir: Path = Path("questions"),
     split: int | None = None,
+    columns: str | None = None,
 ) -> ImportOutcome:
     """Converts `path` to a deck at `out` (default: `questions_dir`/<deck id>.yaml).
 
@@ -65,13 +68,20 @@ def import_file(
     `locale` None means the file's language is found from its script, else taken to be English.
     With `split`, or when one deck file would be over the size limit, the questions become
     several decks `<id>-1`, `<id>-2`... (files `<out stem>-1.yaml`...), all written or none.
+    `columns` names a CSV's columns (`--columns text,choice,choice,answer`).
     """
     shown = str(path)
     usage = _usage_problem(fmt, locale, deck_id, split)
+    forced: Format | None = None
+    if usage is None and columns is not None:
+        try:
+            forced = _columns(fmt, columns)
+        except FormatError as refused:
+            usage = refused.message
     if usage is not None:
         return ImportOutcome([f"{shown}: error: {usage}"], EXIT_USAGE)
     try:
-        found, draft, language = _read_in_language(path, fmt, locale)
+        found, draft, language = _read_in_language(path, fmt, locale, forced)
     except FormatError as error:
         line = Note(error.line, "error", error.message).render(shown)
         return ImportOutcome([line], EXIT_NOTHING_WRITTEN)
@@ -83,6 +93,13 @@ def import_file(
     deck = Assembly(draft, locale)
     lines = [f"{shown}: {language}"] if language else []
     lines += deck.report(shown)
+    if fmt is None and forced is None and deck.skipped >= max(len(deck.questions), 1):
+        # as many skipped as read: the guess may be wrong, and a wrong guess reads as a list
+        # of misleading skip lines (141 of them for a text file with LaTeX braces read as GIFT)
+        lines.append(
+            f"{shown}: note: read as {found.title}, told from its content; if it is another "
+            f"format, pass --format"
+        )
     if not deck.questions:
         lines.append(f"{shown}: error: {_nothing_imported(deck)}; nothing written")
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
@@ -117,15 +134,22 @@ def _nothing_imported(deck: Assembly) -> str:
     return f"no question could be imported ({deck.skipped} skipped)"
 
 
+def _columns(fmt: str | None, columns: str) -> Format:
+    """The CSV reader of `--columns`, or a FormatError saying why it cannot be used."""
+    if fmt not in (None, "csv"):
+        raise FormatError(f"--columns names a CSV file's columns; it cannot read {fmt}")
+    return columns_format(parse_columns(columns))
+
+
 def _read_in_language(
-    path: Path, fmt: str | None, locale: str | None
+    path: Path, fmt: str | None, locale: str | None, forced: Format | None = None
 ) -> tuple[Format, DraftDeck, str | None]:
     """The file read once, in `locale`, or, without one, in the language its text shows.
 
     The third value is the line that says which language was chosen and how to choose another,
     when the user did not; None when they did or the file names its own (CSV `text:bn`).
     """
-    found, draft = _read(path, fmt, locale or UNDETERMINED)
+    found, draft = _read(path, fmt, locale or UNDETERMINED, forced)
     if locale is not None or draft.locales != [UNDETERMINED]:
         return found, draft, None
     texts = (
@@ -236,12 +260,14 @@ def _write_parts(
     return ImportOutcome(lines, EXIT_OK, targets[0])
 
 
-def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
+def _read(
+    path: Path, fmt: str | None, locale: str, forced: Format | None = None
+) -> tuple[Format, DraftDeck]:
     data = read_bytes(path)
-    name = fmt or _guess(path, data)
+    name = "csv" if forced is not None else fmt or _guess(path, data)
     if name is None:
-        raise FormatError(f"cannot tell what format this is; pass --format {'|'.join(FORMATS)}")
-    found = FORMATS[name]
+        raise FormatError(_unknown(data))
+    found = forced or FORMATS[name]
     try:
         return found, found.read(data, locale)
     except FormatError:
@@ -251,6 +277,19 @@ def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
             f"could not read it as {found.title} ({type(error).__name__}: {error}); "
             f"please report this with the file"
         ) from error
+
+
+def _unknown(data: bytes) -> str:
+    """Why the format cannot be told, and what to do; with a hint when the shape is known."""
+    head = data[:SNIFF_CHARS].decode("utf-8", errors="ignore")
+    if looks_numbered(head):
+        return (
+            "this looks like numbered questions with lettered choices but no answer lines (an "
+            "answer key kept in another file?), which no format here reads: write `ANSWER: X` "
+            "after each question's choices and import it with --format aiken, or save it as "
+            "CSV and import it with --columns"
+        )
+    return f"cannot tell what format this is; pass --format {'|'.join(FORMATS)}"
 
 
 def _guess(path: Path, data: bytes) -> str | None:

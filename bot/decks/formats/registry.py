@@ -15,12 +15,14 @@ from bot.decks.foreign import identify
 from bot.decks.formats import (
     aiken,
     bn_mcq,
+    columns,
     csvdeck,
     gift,
     kahoot,
     moodle_csv,
     moodle_xml,
     opentdb,
+    opentriviaqa,
     quizjson,
     red,
 )
@@ -105,6 +107,12 @@ FORMATS: dict[str, Format] = {
         _text_reader(bn_mcq.read_bn_mcq, bn_mcq.FORMAT_NAME),
         ".txt",
     ),
+    "opentriviaqa": Format(
+        "opentriviaqa",
+        opentriviaqa.FORMAT_NAME,
+        _text_reader(opentriviaqa.read_opentriviaqa, opentriviaqa.FORMAT_NAME),
+        ".txt",
+    ),
 }
 """Import formats, by the name `--format` takes; those with `write` can be exported."""
 
@@ -118,6 +126,15 @@ _SUFFIXES = {
     ".csv": "csv",
     ".xlsx": "kahoot",
 }
+
+
+def columns_format(roles: list[str]) -> Format:
+    """CSV read by the roles `--columns` gave its columns."""
+
+    def read(data: bytes, locale: str) -> DraftDeck:
+        return columns.read_columns(decode_text(data, columns.FORMAT_NAME), locale, roles)
+
+    return Format("csv", columns.FORMAT_NAME, read, ".csv")
 
 
 def guess_format(path: Path, head: bytes) -> str | None:
