@@ -122,7 +122,11 @@ def _parser() -> argparse.ArgumentParser:
         help="gift, moodle-xml, aiken, opentdb, csv, kahoot, json, red, moodle-csv, bn-mcq or "
         "opentriviaqa (guessed from the content)",
     )
-    imp.add_argument("--out", help="deck file to write (default: questions/ID.yaml)")
+    imp.add_argument(
+        "--out",
+        help="deck file to write (default: ID.yaml in the first [questions] paths folder, "
+        "created if missing)",
+    )
     imp.add_argument("--locale", help="the file's language (default: found from its text)")
     imp.add_argument(
         "--columns",
@@ -324,12 +328,23 @@ async def _forget(config: Config, server_id: str, user_id: str) -> int:
     return 0
 
 
+def import_folder(config: Config) -> Path:
+    """Where `quizbot import` writes a deck without --out, creating it if missing: the first
+    `[questions] paths` entry that is a folder (or names none yet), else `questions/` beside the
+    config file. The one place to change to point imports elsewhere (a team data folder)."""
+    configured = config.file.questions.paths or []
+    for entry in configured:
+        path = config.base_dir / entry
+        if path.is_dir() or (not path.exists() and path.suffix.lower() not in (".yaml", ".yml")):
+            return path
+    return config.base_dir / "questions"
+
+
 def _import(config: Config, args: argparse.Namespace) -> int:
     from datetime import UTC, datetime
 
     from bot.decks.formats import import_file
 
-    folders = [path for path in config.question_paths if path.is_dir()]
     outcome = import_file(
         Path(args.file),
         fmt=args.format,
@@ -337,7 +352,7 @@ def _import(config: Config, args: argparse.Namespace) -> int:
         locale=args.locale,
         deck_id=args.deck_id,
         today=datetime.now(UTC).date(),
-        questions_dir=folders[0] if folders else Path("questions"),
+        questions_dir=import_folder(config),
         split=args.split,
         columns=args.columns,
     )
