@@ -193,10 +193,10 @@ def test_import_in_a_folder_without_questions_creates_it(tmp_path: Path) -> None
     (tmp_path / "planets.gift").write_text("::red::Which planet is red?{=Mars ~Venus}\n")
     proc = quizbot(tmp_path, "import", "planets.gift")
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout.endswith(
-        "questions/planets.yaml: wrote 1 question from planets.gift (Moodle GIFT), 0 skipped\n"
-    )
-    assert (tmp_path / "questions" / "planets.yaml").is_file()
+    written = proc.stdout.rsplit("\n", 2)[-2].split(": wrote 1 question from planets.gift", 1)[0]
+    target = tmp_path / written
+    assert target.is_file() and target.parent != tmp_path  # in the default deck folder, made now
+    assert target.name == "planets.yaml"
 
 
 def test_import_creates_the_first_configured_folder_and_leaves_none_when_it_writes_nothing(
