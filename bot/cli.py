@@ -98,15 +98,25 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     imp.add_argument(
         "file",
         help="GIFT, Moodle XML, Aiken, Open Trivia DB, CSV, Kahoot, quiz JSON, Red trivia list, "
-        "Moodle CSV or Bengali exam text",
+        "Moodle CSV, Bengali exam text or OpenTriviaQA text",
     )
     imp.add_argument(
         "--format",
-        help="gift, moodle-xml, aiken, opentdb, csv, kahoot, json, red, moodle-csv or bn-mcq "
-        "(guessed from the content)",
+        help="gift, moodle-xml, aiken, opentdb, csv, kahoot, json, red, moodle-csv, bn-mcq or "
+        "opentriviaqa (guessed from the content)",
     )
-    imp.add_argument("--out", help="deck file to write (default: questions/ID.yaml)")
-    imp.add_argument("--locale", help="the file's language (default: from its script, else en)")
+    imp.add_argument(
+        "--out",
+        help="deck file to write (default: ID.yaml in the first [questions] paths folder, "
+        "created if missing)",
+    )
+    imp.add_argument("--locale", help="the file's language (default: found from its text)")
+    imp.add_argument(
+        "--columns",
+        metavar="NAMES",
+        help="a CSV's columns in order: text, choice (one per column), choices (one column, "
+        "'|' or ';' between), answer, wrong, explanation, tags, id, skip",
+    )
     imp.add_argument("--id", dest="deck_id", help="deck id (default: from the file name)")
     imp.add_argument(
         "--split",
@@ -295,6 +305,7 @@ def _import(config: Config, args: argparse.Namespace) -> int:
         today=datetime.now(UTC).date(),
         questions_dir=config.deck_folder,  # the team's deck folder, never the shipped decks
         split=args.split,
+        columns=args.columns,
     )
     for line in outcome.lines:
         print(line, file=sys.stdout if outcome.status == 0 else sys.stderr)

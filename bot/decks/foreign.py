@@ -26,6 +26,7 @@ CHOICE_KEYS = (
     "opts",
     "answeroptions",
     "optionlist",
+    "answeroption",
 )
 """Keys of a quiz JSON object's list (or mapping) of choices, by their folded key."""
 
@@ -55,11 +56,22 @@ FLAT_CHOICE = re.compile(r"^(?:option|choice|opt|ans|answer)?([a-e1-5])$")
 ARRAY_KEYS = ("questions", "quiz", "quizzes", "data", "items", "mcqs", "mcq", "results")
 """Keys a quiz JSON object commonly keeps its array of questions under, by preference."""
 
-_AIKEN_ANSWER = re.compile(r"^ANSWER:\s*[A-Z]\s*$", re.MULTILINE)
-_AIKEN_CHOICE = re.compile(r"^[A-Z][).]", re.MULTILINE)
-_GIFT_MARKS = re.compile(
-    r"^\s*(::|\$CATEGORY:)|\{\s*(T|F|TRUE|FALSE)\s*\}|\{[^{}]*[=~]", re.MULTILINE
+ANSWER_WORDS = (
+    *("ANSWER", "ANS", "RESPUESTA", "RESPOSTA", "RÉPONSE", "REPONSE", "ANTWORT", "RISPOSTA"),
+    *("JAWABAN", "JAWAPAN", "VÁLASZ", "VALASZ", "ODPOWIEDŹ", "CEVAP", "ANTWOORD", "ОТВЕТ"),
+    *("SVAR", "VASTAUS", "ODPOVĚĎ", "RĂSPUNS", "উত্তর"),
 )
+"""The word of an Aiken answer line, in English (Moodle's) and the localised dialects."""
+_ANSWER_WORD = "|".join([*ANSWER_WORDS, *(word.title() for word in ANSWER_WORDS)])
+_AIKEN_ANSWER = re.compile(rf"^(?:{_ANSWER_WORD})\s*:\s*[A-Za-z1-9]\s*$", re.MULTILINE)
+_AIKEN_CHOICE = re.compile(r"^[A-Za-z1-9][).]", re.MULTILINE)
+_GIFT_TITLE = re.compile(r"^\s*(::|\$CATEGORY:)|\{\s*(T|F|TRUE|FALSE)\s*\}", re.MULTILINE)
+_GIFT_ANSWERS = re.compile(r"\{\s*[=~]")
+_LATEX_BEFORE = re.compile(r"(?:\\[A-Za-z]+\*?|[_^}])\s*$")
+"""What comes before a '{' of LaTeX (`\\frac{`, `x_{`, `}{`), never before a GIFT answer block."""
+_NUMBERED = re.compile(r"^[ \t]*(?:Q\.?\s*)?\d{1,4}\s*[.)]\s+\S", re.MULTILINE)
+_LETTERED = re.compile(r"^[ \t]*\(?[A-Da-d][.)]\s*\S", re.MULTILINE)
+_OPENTRIVIAQA = re.compile(r"^#Q \S[^\n]*\n(?:[^\n]*\n){0,40}?\^ ", re.MULTILINE)
 _JS_ARRAY = re.compile(
     r"^\s*(?:export\s+default|module\.exports\s*=|(?:export\s+)?(?:const|let|var)\s+[\w$]+"
     r"(?:\s*:\s*[^=\n]+)?\s*=)\s*[\[{]",
@@ -86,6 +98,7 @@ TITLES = {
     "red": "a Red-DiscordBot trivia list",
     "moodle-csv": "a Moodle CSV question file",
     "bn-mcq": "Bengali exam text",
+    "opentriviaqa": "an OpenTriviaQA text file",
 }
 """How a message names a file of each format ("this is a Red-DiscordBot trivia list")."""
 
@@ -121,16 +134,37 @@ def _name(text: str, suffix: str) -> str | None:
         return "moodle-csv"
     if is_red_list(head):
         return "red"
+    if _OPENTRIVIAQA.search(head):
+        return "opentriviaqa"
     if len(_BN_CHOICE.findall(head)) >= 2 and _BN_ANSWER.search(head):
         return "bn-mcq"
     if _AIKEN_ANSWER.search(head) and _AIKEN_CHOICE.search(head):
         return "aiken"
-    if _GIFT_MARKS.search(head) and not _DECK_KEYS.search(head):
+    if _looks_like_gift(head) and not _DECK_KEYS.search(head):
         return "gift"
     first = head.split("\n", 1)[0]
     if "," in first and _QUIZBOT_CSV.match(first):
         return "csv"
     return None
+
+
+def _looks_like_gift(head: str) -> bool:
+    """GIFT by its titles, categories or {T}, or by an answer block `{=...}`/`{~...}` that is
+    not LaTeX (`\\sum_{i=1}` is no answer), in a file not shaped as numbered questions."""
+    if _GIFT_TITLE.search(head):
+        return True
+    blocks = [
+        match
+        for match in _GIFT_ANSWERS.finditer(head)
+        if not _LATEX_BEFORE.search(head[max(0, match.start() - 30) : match.start()])
+    ]
+    return bool(blocks) and not looks_numbered(head)
+
+
+def looks_numbered(text: str) -> bool:
+    """Numbered questions (`1.`, `2)`) with lettered choices (`a)`, `(B)`, `C.`), as typed in
+    exam banks, at least two of each."""
+    return len(_NUMBERED.findall(text)) >= 2 and len(_LETTERED.findall(text)) >= 2
 
 
 def is_red_list(text: str) -> bool:
@@ -225,18 +259,65 @@ def _has_choices(item: dict[str, Any]) -> bool:
         folded = fold_key(str(key))
         if folded in WRONG_KEYS and isinstance(value, list) and value:
             return True
-        listed = isinstance(value, list | dict) and len(value) >= 2
-        if listed and folded in (*CHOICE_KEYS, *ANSWER_KEYS):
+        # One choice is enough to be a quiz file: a flashcard bank is then told, question by
+        # question, that a deck question needs two, rather than "no questions found".
+        if isinstance(value, list | dict) and value and folded in CHOICE_KEYS:
+            return True
+        if isinstance(value, list | dict) and len(value) >= 2 and folded in ANSWER_KEYS:
             return True
         flat += bool(FLAT_CHOICE.match(folded))
     return flat >= 2
 
 
 def question_key(item: dict[str, Any]) -> str | None:
-    """The key holding an object's question text, if it has one."""
+    """The key holding an object's question text, if it has one (see `localized`)."""
     folded = {fold_key(str(key)): key for key in item}
     for wanted in QUESTION_KEYS:
         key = folded.get(wanted)
-        if key is not None and isinstance(item[key], str) and item[key].strip():
+        if key is not None and localized(item[key]) is not None:
             return str(key)
     return None
+
+
+_LOCALE_KEY = re.compile(r"^([a-z]{2,3})(?:[-_]([A-Za-z]{4}))?(?:[-_]([A-Za-z]{2}|[0-9]{3}))?$")
+TEXT_KEYS = ("text", "value", "content", "body", "label", "title", "question")
+"""Keys of the text of a question or choice given as an object ({"text": "..."})."""
+
+
+def localized(value: Any) -> dict[str, str] | None:
+    """A text as a quiz JSON file may give it: a string ({"": text}), an object holding it
+    under a key like "text" (The Trivia API's `{"text": ...}`), or one text per language
+    (`{"en": ..., "de": ...}`, keyed by locale as decks write them: `pt_br` is `pt-BR`).
+    None when `value` is none of these, or empty."""
+    if isinstance(value, str):
+        return {"": value.strip()} if value.strip() else None
+    if not isinstance(value, dict) or not value:
+        return None
+    locales = {_locale(str(key)): text for key, text in value.items()}
+    if all(key is not None and isinstance(text, str) for key, text in locales.items()):
+        found = {str(key): str(text).strip() for key, text in locales.items()}
+        found = {key: text for key, text in found.items() if text}
+        return found or None
+    folded = {fold_key(str(key)): text for key, text in value.items()}
+    for key in TEXT_KEYS:
+        text = folded.get(key)
+        if isinstance(text, str) and text.strip():
+            return {"": text.strip()}
+    return None
+
+
+def _locale(key: str) -> str | None:
+    """`key` written as a deck locale ("pt_br" is "pt-BR"), or None if it names no language."""
+    match = _LOCALE_KEY.match(key)
+    if match is None:
+        return None
+    language, script, region = match.groups()
+    return "-".join(
+        part
+        for part in (
+            language.lower(),
+            script.title() if script else "",
+            region.upper() if region else "",
+        )
+        if part
+    )

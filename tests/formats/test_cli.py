@@ -185,3 +185,36 @@ def test_validate_and_start_name_a_red_list_in_the_decks_folder_in_one_line(fold
         f"1 deck, 27 questions in 1 file: all valid, {len(warned)} warnings",
     )
     assert "[missing-explanation]" in warned[0]  # Red lists have no explanations to import
+
+
+def test_import_in_a_folder_without_questions_creates_it(tmp_path: Path) -> None:
+    # Issue 35 item 3: "nothing written" in a folder without questions/, though the docs show
+    # it writing questions/<id>.yaml.
+    (tmp_path / "planets.gift").write_text("::red::Which planet is red?{=Mars ~Venus}\n")
+    proc = quizbot(tmp_path, "import", "planets.gift")
+    assert proc.returncode == 0, proc.stderr
+    written = proc.stdout.rsplit("\n", 2)[-2].split(": wrote 1 question from planets.gift", 1)[0]
+    target = tmp_path / written
+    assert target.is_file() and target.parent != tmp_path  # in the default deck folder, made now
+    assert target.name == "planets.yaml"
+
+
+def test_import_creates_the_first_configured_folder_and_leaves_none_when_it_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "config.toml").write_text(
+        f'[database]\nurl = "sqlite:///{tmp_path / "q.db"}"\n'
+        '[questions]\npaths = ["team/decks", "more"]\nshipped = false\n',
+        encoding="utf-8",
+    )
+    (tmp_path / "essay.gift").write_text("::e::Write about pipelines.{}\n")
+    failed = quizbot(tmp_path, "import", "essay.gift", "--config", "config.toml")
+    assert failed.returncode == 1
+    assert not (tmp_path / "team").exists()
+    (tmp_path / "planets.gift").write_text("::red::Which planet is red?{=Mars ~Venus}\n")
+    proc = quizbot(tmp_path, "import", "planets.gift", "--config", "config.toml")
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "team" / "decks" / "planets.yaml").is_file()
+    out = quizbot(tmp_path, "import", "planets.gift", "--out", "new/sub/p.yaml")
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "new" / "sub" / "p.yaml").is_file()

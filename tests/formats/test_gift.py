@@ -277,3 +277,36 @@ def test_a_blank_line_inside_braces_is_one_question_with_a_warning() -> None:
             "its '{' is never closed: end its answers with '}' (or write \\{ for a literal brace)",
         ),
     ]
+
+
+def test_text_shaped_like_a_tag_is_kept_and_a_lone_tag_choice_is_the_tag(
+    run_import: Importer,
+) -> None:
+    # Issue 36 finding 8 (d4): `List<String>` became `List`, and a `<br>` choice became empty
+    # with no hint why.
+    outcome, deck = run_import(FIXTURES / "repros" / "d4-gift-angle-brackets.gift")
+    assert deck is not None, outcome.lines
+    found = texts(deck)
+    assert found["generic"]["text"] == "In Java, what does List<String> declare?"
+    assert found["br"]["choices"] == ["<br>", "<hr>", "<p>"]
+    assert found["br"]["answer"] == 0
+
+
+def test_an_unescaped_equals_sign_is_named_as_the_cause(run_import: Importer) -> None:
+    # Finding 10 (d10): "2 choices are marked right" when the cause is `header=True`.
+    source = FIXTURES / "repros" / "d10-gift-unescaped-equals.gift"
+    outcome, deck = run_import(source)
+    assert deck is None
+    assert next(line for line in outcome.lines if ": skipped: " in line) == (
+        f"{source}:1: skipped: an '=' inside a choice ('...e option `header=True` when read...') "
+        "starts another right answer; write it as \\= to keep it in the choice's text"
+    )
+
+
+def test_a_tag_comment_of_a_megabyte_of_spaces_is_read_in_linear_time(
+    tmp_path: Path, run_import: Importer
+) -> None:
+    source = tmp_path / "tags.gift"
+    source.write_text("// [tag:" + " " * 1_000_000 + "\n::q::Up?{=yes ~no}\n")
+    outcome, deck = run_import(source)
+    assert deck is not None, outcome.lines

@@ -122,6 +122,7 @@ BROKEN = {
     "red": ("list.yaml", b"AUTHOR: x\nUp?: [yes\n", "3: error: YAML syntax error"),
     "moodle-csv": ("quiz.csv", b"questionname,questiontext\n", "1: error: the header has no A"),
     "bn-mcq": ("exam.txt", "১. প্রশ্ন?\n".encode(), "1: skipped: a question with no choices"),
+    "opentriviaqa": ("trivia.txt", b"#Q Up?\nA yes\n", "1: skipped: it has no ^ line"),
 }
 
 

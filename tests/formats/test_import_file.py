@@ -63,7 +63,8 @@ def test_usage_errors(tmp_path: Path) -> None:
 
     assert lines(fmt="docx") == [
         f"{GIFT}: error: unknown format 'docx'; "
-        "use one of gift, moodle-xml, aiken, opentdb, csv, kahoot, json, red, moodle-csv, bn-mcq"
+        "use one of gift, moodle-xml, aiken, opentdb, csv, kahoot, json, red, moodle-csv, bn-mcq, "
+        "opentriviaqa"
     ]
     assert lines(locale="english") == [
         f"{GIFT}: error: --locale 'english' is not a language code like en, bn or pt-BR"

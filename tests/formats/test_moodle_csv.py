@@ -71,6 +71,14 @@ def test_a_header_that_is_not_moodles_is_one_error(tmp_path: Path, run_import: I
     source.write_text("questionname,questiontext,A,B,Correct\nQ,Up?,yes,no,A\n", encoding="utf-8")
     outcome, deck = run_import(source, fmt="moodle-csv")
     assert deck is None
+    # its names say what each column holds, so the refusal gives the --columns that read it
+    assert outcome.lines == [
+        f"{source}:1: error: this is not Moodle's own CSV layout but a fork of it (columns "
+        "questionname, questiontext, A, B, Correct); import it with --format csv "
+        "--columns id,text,choice,choice,answer"
+    ]
+    source.write_text("questionname,questiontext,A,B,Level\nQ,Up?,yes,no,2\n", encoding="utf-8")
+    outcome, deck = run_import(source, fmt="moodle-csv", out=tmp_path / "b.yaml")
     assert outcome.lines == [
         f"{source}:1: error: the header has no C, D, Answer 1; Moodle's CSV import needs "
         "questionname,questiontext,A,B,C,D,Answer 1,Answer 2 (case matters)"

@@ -107,7 +107,8 @@ def test_partial_credit_grades_import_nothing(run_import: Importer) -> None:
         "4 answer 2 gives partial credit (33%); a deck question has one answer"
     ]
     assert outcome.lines[-1].endswith(
-        "error: no question could be imported (1 skipped); nothing written"
+        "error: no question could be imported: answer 2 gives partial credit (33%); a deck "
+        "question has one answer; nothing written"
     )
 
 
@@ -145,3 +146,36 @@ def test_export_is_well_formed_moodle_xml() -> None:
         ]
         assert feedback == [(choice.why or {}).get("en") for choice in question.choices]
         assert [tag.text for tag in element.findall("tags/tag/text")] == list(question.tags)
+
+
+def test_xml_that_declares_latin_1_is_read_as_latin_1(run_import: Importer) -> None:
+    # Issue 36 finding 9 (d11): a 63-question Hungarian bank Moodle reads was refused as
+    # "not UTF-8".
+    outcome, deck = run_import(FIXTURES / "repros" / "d11-xml-declared-latin1.xml", locale=None)
+    assert deck is not None, outcome.lines
+    assert deck.locales == ("hu",)
+    question = deck.questions[0]
+    assert question.id == "melyik-fajl"
+    assert question.text["hu"] == "Melyik fájl tartalmát kell eltárolnunk?"
+    assert question.right.text["hu"] == "authorized_keys"
+
+
+def test_latin_1_bytes_without_a_declaration_are_still_refused(
+    tmp_path: Path, run_import: Importer
+) -> None:
+    source = tmp_path / "latin.xml"
+    source.write_bytes(
+        "<quiz><question type='multichoice'>fájl</question></quiz>".encode("latin-1")
+    )
+    outcome, deck = run_import(source)
+    assert deck is None
+    assert "not UTF-8 (byte 0xe1" in outcome.lines[0]
+
+
+def test_a_skip_reason_quotes_latex_as_written(run_import: Importer) -> None:
+    # Finding 10 (d9): the reason quoted the text Python-escaped, every backslash doubled.
+    source = FIXTURES / "repros" / "d9-repr-in-skip-reason.xml"
+    outcome, _ = run_import(source)
+    assert outcome.lines[0] == (
+        f"{source}:1: skipped: choices 2 and 4 read the same: '\\( \\frac{{n}}{{E}} \\)'"
+    )

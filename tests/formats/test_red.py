@@ -38,7 +38,7 @@ def test_the_world_cup_list_becomes_choices_with_the_first_answer_right(
     questions = list(texts(deck).values())
     assert len(questions) == len(expected) == 227
     for question in questions:
-        answers = expected[question["text"]]
+        answers = expected[" ".join(question["text"].split())]
         right = question["choices"][question["answer"]]
         assert right == answers[0]
         wrong = [c for i, c in enumerate(question["choices"]) if i != question["answer"]]
@@ -153,3 +153,34 @@ def test_a_question_repeated_with_the_same_answer_is_kept_once() -> None:
         (1, "the same question again at line 5; kept once")
     ]
     assert [question.line for question in deck.questions] == [3, 5]
+
+
+def test_a_yes_no_answer_is_offered_with_its_opposite_and_lettered_options_are_its_choices(
+    run_import: Importer,
+) -> None:
+    # Issue 36 finding 6 (d7): "No" got No / SP3 / Dorm / B, and a question listing its own
+    # options A, B, C was flattened onto one line with distractors drawn from other answers.
+    source = FIXTURES / "repros" / "d7-red-yesno-and-lettered.yaml"
+    outcome, deck = run_import(source, fmt="red")
+    assert deck is not None, outcome.lines
+    found = texts(deck)
+    void = found["can-adrenaline-healing-be-mitigated-by-void"]
+    assert (void["choices"], void["answer"]) == (["Yes", "No"], 1)
+    assert not deck.questions[1].shuffle
+    incinerate = found["what-does-incinerate-do-in-addition-to-damage"]
+    assert incinerate["text"] == "What does Incinerate do, in addition to damage?"
+    assert incinerate["choices"] == [
+        "Prevents evasion",
+        "Removes perfect block chance, and lowers block proficiency",
+        "Reverses healing",
+    ]
+    assert incinerate["answer"] == 1
+
+
+def test_a_question_keeps_its_own_line_breaks() -> None:
+    deck = read_red(
+        '"What was the score?\\nFormat: `<home>-<away>`":\n- 2-1\nWho won?:\n- Spain\n'
+        "Who lost?:\n- Italy\n",
+        "en",
+    )
+    assert deck.questions[0].text["en"] == "What was the score?\nFormat: `<home>-<away>`"

@@ -5,6 +5,11 @@ a space); unlike Moodle, the letters must run A, B, C... in order, so a question
 "U.S. presidents..." is a question, not a choice. Any other line starts a new question, and one
 left without its ANSWER line is reported. `ANSWER: A,C` (several right answers) is skipped. Aiken
 is plain text: a '<' in it is a '<', not HTML. It has no feedback, so every explanation is missing.
+
+Dialects other tools write are read too: the answer line in another language (`RESPUESTA: B`,
+`JAWABAN: B`, `VÁLASZ: B`, `উত্তর: B`...), choices lettered a, b, c or numbered 1, 2, 3 (the
+answer then names them the same way), and `NUMBERING:` lines, which only say how to label
+choices and are left out.
 """
 
 from __future__ import annotations
@@ -12,14 +17,20 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from bot.decks.foreign import ANSWER_WORDS
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
 
 FORMAT_NAME = "Aiken"
 
-_CHOICE = re.compile(r"^([A-Z])[).][ \t]?(.*)$")
-_ANSWER = re.compile(r"^ANSWER:\s*(.*)$")
-_SEVERAL = re.compile(r"[A-Z](?:\s*(?:[,;/&+]|and)?\s*[A-Z])+")
-"""`ANSWER: A,B,C` (or "A, C", "A and C"): a multiple-response question."""
+_CHOICE = re.compile(r"^([A-Za-z1-9])[).][ \t]?(.*)$")
+_ANSWER = re.compile(
+    rf"^(?:{'|'.join([*ANSWER_WORDS, *(word.title() for word in ANSWER_WORDS)])})\s*:\s*(.*)$"
+)
+_NUMBERING = re.compile(r"^NUMBERING:", re.IGNORECASE)
+_SEVERAL = re.compile(r"[A-Za-z1-9](?:\s*(?:(?:[,;/&+]|and)\s*)?[A-Za-z1-9])+")
+r"""`ANSWER: A,B,C` (or "A, C", "A and C"): a multiple-response question. One `\s*` per run
+of spaces: two in a row would try every split of a long run, quadratic."""
+_RUNS = ("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz", "123456789")
 
 
 @dataclass
@@ -33,7 +44,9 @@ def read_aiken(text: str, locale: str) -> DraftDeck:
     """Every complete question in an Aiken file; each incomplete one is reported at its line."""
     deck = DraftDeck(locales=[locale])
     lines = [(n, raw.strip()) for n, raw in enumerate(text.splitlines(), start=1)]
-    lines = [(number, line) for number, line in lines if len(line) >= 2]
+    lines = [
+        (number, line) for number, line in lines if len(line) >= 2 and not _NUMBERING.match(line)
+    ]
     current: _Open | None = None
     for index, (number, line) in enumerate(lines):
         following = lines[index + 1][1] if index + 1 < len(lines) else ""
@@ -60,29 +73,42 @@ def read_aiken(text: str, locale: str) -> DraftDeck:
 
 
 def _label(line: str, current: _Open | None, following: str) -> str | None:
-    """The choice letter `line` starts with, if it is the next one; None if it is not a choice.
+    """The choice label `line` starts with, if it is the next one; None if it is not a choice.
 
     Moodle takes any "X." or "X)" line for a choice, so a question such as "U.S. presidents..."
-    becomes a choice of the one before. Here the letters must run A, B, C... from the question
-    line, and a line labelled A that is followed by another A line is the question itself.
+    becomes a choice of the one before. Here the labels must run A, B, C... (or a, b, c, or
+    1, 2, 3) from the question line, and a line labelled first that is followed by another
+    first-labelled line is the question itself.
     """
     match = _CHOICE.match(line)
     if match is None:
         return None
-    expected = chr(ord("A") + len(current.choices)) if current is not None else "A"
-    if match.group(1) != expected:
+    label = match.group(1)
+    expected = _next_label(current, label)
+    if label != expected:
         return None
     after = _CHOICE.match(following)
-    if expected == "A" and after is not None and after.group(1) == "A":
+    if expected in "Aa1" and after is not None and after.group(1) == expected:
         return None
     return expected
+
+
+def _next_label(current: _Open | None, label: str) -> str:
+    """The label the next choice must have: the first of `label`'s run, or the one after the
+    current question's last."""
+    if current is not None and current.choices:
+        last = current.choices[-1][0]
+        run = next(run for run in _RUNS if last in run)
+        index = run.index(last) + 1
+        return run[index] if index < len(run) else ""
+    return next(run for run in _RUNS if label in run)[0]
 
 
 def _unfinished(current: _Open, line: str, number: int) -> str:
     reason = f"it has no ANSWER line before the next question (line {number})"
     match = _CHOICE.match(line)
     if match is not None and current.choices:
-        expected = chr(ord("A") + len(current.choices))
+        expected = _next_label(current, match.group(1))
         reason += f", read as a question since its label {match.group(1)} is not {expected}"
     return reason
 
@@ -97,6 +123,8 @@ def _finish(question: _Open, answer: str, line: int, locale: str, deck: DraftDec
         )
         return
     wanted = answer[:1]
+    if wanted not in letters and wanted.swapcase() in letters:
+        wanted = wanted.swapcase()  # "ANSWER: B" for choices a), b), c)
     if wanted not in letters:
         shown = ", ".join(letters) or "none"
         deck.skip(

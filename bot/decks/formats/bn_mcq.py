@@ -26,14 +26,19 @@ LOCALE = "bn"
 LABELS = "কখগঘঙ"
 
 _SEPARATOR = r"(?:\s*[:ঃ=–-]|ঃ)"
+_DIGITS = r"([০-৯0-9]{1,6})(?![০-৯0-9])"
+"""A question number: at most six digits, so a line of 10 MiB of digits is no number (and
+never reaches `int`, which refuses 4,300 digits)."""
 _NUMBER = re.compile(
-    r"^\s*(?:প্রশ্ন\s*[-–]?\s*([০-৯0-9]+)\s*[.)।:ঃ-]?|(?:Q\s*)?([০-৯0-9]+)\s*[.)।:ঃ])\s*(.*)$"
+    rf"^\s*(?:প্রশ্ন\s*[-–]?\s*{_DIGITS}\s*[.)।:ঃ-]?|(?:Q\s*)?{_DIGITS}\s*[.)।:ঃ])\s*(.*)$"
 )
 _CHOICE = re.compile(r"(?:^|(?<=\s))\(?([কখগঘঙ])\s*[).।]\s*")
 _ANSWER = re.compile(rf"^\s*(?:সঠিক\s*)?উত্তর{_SEPARATOR}\s*(.*)$")
 _EXPLANATION = re.compile(rf"^\s*ব্যাখ্যা{_SEPARATOR}\s*(.*)$")
-_KEY_PAIR = re.compile(r"([০-৯0-9]+)\s*[.)।:-]\s*\(?([কখগঘঙ])\)?(?![^\s,;।|])")
-"""One pair of an answer key: "১-খ", "২. গ", "3:(ক)"."""
+_KEY_PAIR = re.compile(rf"(?<![০-৯0-9]){_DIGITS}\s*[.)।:-]\s*\(?([কখগঘঙ])\)?(?![^\s,;।|])")
+"""One pair of an answer key: "১-খ", "২. গ", "3:(ক)". It starts only where a run of digits
+does: tried inside a long run, `[0-9]+` took each tail of it in turn, quadratic in its length
+(a 40 KB line of digits took 18 s)."""
 _KEY_HEADING = re.compile(r"^(?:উত্তরমালা|উত্তর\s*সংকেত|উত্তরপত্র)\s*[:ঃ]?$")
 _LABEL_ANSWER = re.compile(r"^\(?([কখগঘঙ])\s*(?:[).।]\s*(.*)|$)")
 
@@ -43,7 +48,8 @@ class _Block:
     line: int
     number: int | None
     text: list[str] = field(default_factory=list)
-    choices: list[tuple[str, str]] = field(default_factory=list)
+    choices: list[tuple[str, list[str]]] = field(default_factory=list)
+    """Each label with the parts of its text (a choice may run over several lines)."""
     answer: str | None = None
     explanation: list[str] = field(default_factory=list)
     in_explanation: bool = False
@@ -116,11 +122,10 @@ def _add_line(block: _Block, line: str) -> None:
     if marks and marks[0].start() == 0:
         for mark, following in zip(marks, [*marks[1:], None], strict=True):
             end = following.start() if following is not None else len(line)
-            block.choices.append((mark.group(1), line[mark.end() : end].strip()))
+            block.choices.append((mark.group(1), [line[mark.end() : end].strip()]))
         return
     if block.choices:
-        label, text = block.choices[-1]
-        block.choices[-1] = (label, f"{text} {line}".strip())
+        block.choices[-1][1].append(line)
     else:
         block.text.append(line)
 
@@ -142,7 +147,8 @@ def _finish(block: _Block, position: int, deck: DraftDeck) -> None:
     if block.answer is None:
         deck.skip(block.line, "it has no উত্তর line and no answer in an answer key")
         return
-    answer = _answer(block.answer, block.choices)
+    choices = [(label, " ".join(part for part in parts if part)) for label, parts in block.choices]
+    answer = _answer(block.answer, choices)
     if answer is None:
         deck.skip(block.line, f"its answer '{block.answer}' names none of its choices")
         return
@@ -151,7 +157,7 @@ def _finish(block: _Block, position: int, deck: DraftDeck) -> None:
         DraftQuestion(
             line=block.line,
             text={LOCALE: text},
-            choices=[DraftChoice({LOCALE: choice}) for _, choice in block.choices],
+            choices=[DraftChoice({LOCALE: choice}) for _, choice in choices],
             answer=answer,
             explanation={LOCALE: explanation} if explanation else {},
         )

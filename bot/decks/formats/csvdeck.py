@@ -32,6 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bot.decks.format import LOCALE_PATTERN, MAX_CHOICES
+from bot.decks.formats.columns import suggest_columns
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError, Texts
 from bot.decks.model import Deck, Question
 from bot.decks.spreadsheet import neutralise, restore
@@ -83,6 +84,13 @@ def _header(names: list[str], locale: str, deck: DraftDeck) -> _Header:
         elif raw.strip():
             deck.warn(1, f"column '{raw.strip()}' is not a deck column; it is ignored")
     missing = [name for name in ("answer", "text", "choice1", "choice2") if not _has(header, name)]
+    suggested = suggest_columns(names) if missing else None
+    if suggested is not None:
+        raise FormatError(
+            f"the header ({', '.join(name.strip() for name in names)}) is not quizbot's CSV "
+            f"layout; its names say what each column holds, so import it with {suggested}",
+            1,
+        )
     if missing:
         raise FormatError(
             f"the header has no {', '.join(missing)} column; a deck CSV needs at least "

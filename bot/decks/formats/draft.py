@@ -24,6 +24,11 @@ from bot.decks.formats.phrasebook import true_false
 Texts = dict[str, str]
 """A text by locale; single-language formats fill one locale."""
 
+UNDETERMINED = "und"
+"""The locale a file is read in when the user named none (BCP 47's "undetermined"): the
+importer finds the language from the text afterwards and relabels the draft
+(`DraftDeck.relabel`), so the file is read and parsed once."""
+
 
 class FormatError(Exception):
     """The file as a whole cannot be read: one message, at a line when there is one."""
@@ -51,6 +56,9 @@ class Note:
 class DraftChoice:
     text: Texts
     why: Texts = field(default_factory=dict)
+    generated: bool | None = None
+    """True or False when the import wrote this choice itself (a true/false question's words),
+    so that it can be written again in the language found later."""
 
 
 @dataclass
@@ -67,6 +75,8 @@ class DraftQuestion:
     shuffle: bool | None = None
     dropped: list[str] = field(default_factory=list)
     """Kinds of media left out of its texts ("image", "audio"...), for warnings."""
+    source: str = ""
+    """Where the question comes from (a book, a URL), added after its explanation."""
 
     def drop(self, kinds: list[str] | set[str]) -> None:
         for kind in sorted(kinds):
@@ -94,6 +104,27 @@ class DraftDeck:
 
     def warn(self, line: int | None, message: str) -> None:
         self.notes.append(Note(line, "warning", message))
+
+    def relabel(self, locale: str) -> None:
+        """Moves the texts read in UNDETERMINED to `locale`, writing the import's own words
+        (True/False) in it, and settling true/false questions as a read in `locale` would."""
+        for question in self.questions:
+            for texts in (question.text, question.explanation):
+                _move(texts, locale)
+            for choice in question.choices:
+                _move(choice.text, locale)
+                _move(choice.why, locale)
+                if choice.generated is not None:
+                    choice.text[locale] = true_false(locale)[0 if choice.generated else 1]
+            settle_true_false(question, locale)
+        _move(self.title, locale)
+        _move(self.description, locale)
+        self.locales = [locale if found == UNDETERMINED else found for found in self.locales]
+
+
+def _move(texts: Texts, locale: str) -> None:
+    if UNDETERMINED in texts:
+        texts[locale] = texts.pop(UNDETERMINED)
 
 
 def settle_right_feedback(question: DraftQuestion) -> None:
@@ -139,6 +170,15 @@ def strip_choice_labels(question: DraftQuestion) -> None:
             continue
         for choice, match in zip(question.choices, found, strict=True):
             choice.text[locale] = choice.text[locale][match.end() :]
+
+
+def generated_true_false(locale: str) -> list[DraftChoice]:
+    """The two choices of a true/false question in `locale`'s words, marked as the import's."""
+    true, false = true_false(locale)
+    return [
+        DraftChoice({locale: true}, generated=True),
+        DraftChoice({locale: false}, generated=False),
+    ]
 
 
 def settle_true_false(question: DraftQuestion, locale: str) -> None:
@@ -211,4 +251,5 @@ def _unfit_in(question: DraftQuestion, locale: str, several: bool) -> str | None
 
 
 def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
+    """`text` in quotes as written: repr() would double every backslash of its LaTeX."""
+    return f"'{text if len(text) <= 40 else text[:37] + '...'}'"

@@ -14,9 +14,14 @@ from __future__ import annotations
 import re
 
 from bot.decks.formats.category import Categories, category_path
-from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, settle_true_false
+from bot.decks.formats.draft import (
+    DraftChoice,
+    DraftDeck,
+    DraftQuestion,
+    generated_true_false,
+    settle_true_false,
+)
 from bot.decks.formats.htmltext import html_to_text
-from bot.decks.formats.phrasebook import true_false
 from bot.decks.model import Deck, Question
 
 FORMAT_NAME = "Moodle GIFT"
@@ -27,7 +32,10 @@ _RESTORED = (":", "#", "=", "{", "}", "~", "\n")
 _BACKSLASH = chr(0xE00F)
 _WEIGHT = re.compile(r"^%(-*[0-9]{1,2}\.?[0-9]*)%")
 _FORMATS = ("html", "moodle", "plain", "markdown")
-_TAG = re.compile(r"\[tag:\s*([^\]]*?)\s*\]")
+_TAG = re.compile(r"\[tag:([^\]]*)\]")
+r"""`[tag:x]` in a comment. No lazy `*?` before `\s*\]`: on `[tag:` and a megabyte of spaces
+without `]` that tried every split of the spaces, quadratic."""
+_INNER_EQUALS = re.compile(r"[^\s~]=")
 _TILDE_EQUALS = re.compile(r"~\s*=")
 _TRUE_FALSE = {"T": True, "TRUE": True, "F": False, "FALSE": False}
 
@@ -228,7 +236,10 @@ def _read_block(
         choices=[],
         answer=-1,
         name=name,
-        tags=[*categories.tags, *(tag for comment in comments for tag in _TAG.findall(comment))],
+        tags=[
+            *categories.tags,
+            *(tag.strip() for comment in comments for tag in _TAG.findall(comment)),
+        ],
     )
     explanation = _plain(general, text_format, dropped)
     if explanation:
@@ -264,7 +275,7 @@ def _read_answers(
         bits = answers.split("#", 2)
         right = 0 if _TRUE_FALSE[head] else 1
         feedback = [_plain(bit, text_format, dropped) for bit in bits[1:]] + ["", ""]
-        draft.choices = [DraftChoice({locale: word}) for word in true_false(locale)]
+        draft.choices = generated_true_false(locale)
         draft.answer = right
         if feedback[0]:
             draft.choices[1 - right].why[locale] = feedback[0]
@@ -308,6 +319,14 @@ def _read_multichoice(
     right = [index for index, weight in enumerate(weights) if weight >= 100]
     if not right:
         return "no choice is marked right (with = or ~%100%)"
+    inner = _INNER_EQUALS.search(answers)
+    if len(right) > 1 and inner is not None:
+        around = _restore(answers[max(0, inner.start() - 15) : inner.end() + 15])
+        shown = " ".join(around.split())
+        return (
+            f"an '=' inside a choice ('...{shown}...') starts another right answer; write it "
+            f"as \\= to keep it in the choice's text"
+        )
     if len(right) > 1:
         return f"{len(right)} choices are marked right; a deck question has exactly one"
     draft.answer = right[0]

@@ -42,6 +42,27 @@ _SUPERSCRIPTS = str.maketrans(
 )
 _SUBSCRIPTS = str.maketrans("0123456789+-=()aehijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ")
 _SCRIPTS = {"sup": ("^", _SUPERSCRIPTS), "sub": ("_", _SUBSCRIPTS)}
+_ELEMENTS = frozenset(
+    {
+        *("a", "abbr", "acronym", "address", "area", "article", "aside", "audio", "b", "base"),
+        *("bdi", "bdo", "big", "blink", "blockquote", "body", "br", "button", "canvas"),
+        *("caption", "center", "cite", "code", "col", "colgroup", "data", "datalist", "dd"),
+        *("del", "details", "dfn", "dialog", "dir", "div", "dl", "dt", "em", "embed"),
+        *("fieldset", "figcaption", "figure", "font", "footer", "form", "frame", "frameset"),
+        *("h1", "h2", "h3", "h4", "h5", "h6", "head", "header", "hgroup", "hr", "html", "i"),
+        *("iframe", "img", "input", "ins", "kbd", "label", "legend", "li", "link", "main"),
+        *("map", "mark", "math", "menu", "meta", "meter", "nav", "nobr", "noscript", "object"),
+        *("ol", "optgroup", "option", "output", "p", "param", "picture", "pre", "progress"),
+        *("q", "rp", "rt", "ruby", "s", "samp", "script", "section", "select", "small"),
+        *("source", "span", "strike", "strong", "style", "sub", "summary", "sup", "svg"),
+        *("table", "tbody", "td", "template", "textarea", "tfoot", "th", "thead", "time"),
+        *("title", "tr", "track", "tt", "u", "ul", "var", "video", "wbr"),
+    }
+)
+"""HTML's elements: a tag of any other name (`List<String>`, `Map<K, V>`) is text."""
+_LT = re.compile("<")
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+_ONE_TAG = re.compile(r"^<\s*/?\s*[A-Za-z][A-Za-z0-9-]*\s*/?\s*>$")
 
 
 def _raised(tag: str, text: str) -> str:
@@ -148,18 +169,61 @@ class _TextParser(HTMLParser):
         self.parts.append(data)
 
 
+def _text_tags(html: str) -> str:
+    """`html` with each '<' that opens no complete HTML element or comment written as `&lt;`.
+
+    So `List<String>` keeps its `<String>` instead of losing it as an unknown tag, and the
+    parser never meets a construct left open (`<!--` without `-->`, `<b` without `>`), which
+    Python's HTMLParser rescans from each later '<': quadratic. One pass over the '<'s.
+    """
+    starts = [match.start() for match in _LT.finditer(html)]
+    if not starts:
+        return html
+    last_close = html.rfind("-->")
+    parts: list[str] = []
+    done = 0
+    for number, start in enumerate(starts):
+        following = starts[number + 1] if number + 1 < len(starts) else len(html)
+        if html.startswith("<!--", start):
+            keep = start + 4 <= last_close
+        else:
+            name = _TAG_NAME.match(html, start)
+            keep = (
+                name is not None
+                and name.group(1).lower() in _ELEMENTS
+                and html.find(">", start, following) >= 0
+            )
+        if not keep:
+            parts.append(html[done:start])
+            parts.append("&lt;")
+            done = start + 1
+    parts.append(html[done:])
+    return "".join(parts)
+
+
 def html_to_text(html: str, *, keep_newlines: bool = False) -> tuple[str, set[str]]:
     """Plain text for `html`, and the kinds of media left out ("image", "audio", ...).
 
     `keep_newlines` is for Moodle's auto-format text, where a newline in the source is a line
-    break on the page; in HTML proper it is just a space.
+    break on the page; in HTML proper it is just a space. A text that is one tag and nothing
+    else (a choice `<br>` in "Which tag breaks a line?") means the tag, and is kept as written.
     """
+    if _ONE_TAG.match(html.strip()):
+        return html.strip(), set()
+    if "<" not in html and "&" not in html:  # plain text: what the parser would give, sooner
+        plain = html.replace("\r\n", "\n").replace("\n", _BREAK) if keep_newlines else html
+        return _finish(plain), set()
     parser = _TextParser(keep_newlines)
-    parser.feed(html)
+    parser.feed(_text_tags(html))
     parser.close()
     parser.close_link()  # an <a> left open
-    text = _SPACES.sub(" ", "".join(parser.parts).replace("\xa0", " "))
+    return _finish("".join(parser.parts)), parser.dropped
+
+
+def _finish(raw: str) -> str:
+    """The parser's pieces as text: spaces collapsed, blocks and breaks made line breaks."""
+    text = _SPACES.sub(" ", raw.replace("\xa0", " "))
     text = _BLOCK_RUN.sub(_BREAK, text)
     lines = [line.strip().replace(_HARD_SPACE, " ") for line in text.split(_BREAK)]
     joined = "\n".join(line.rstrip() for line in lines)
-    return re.sub(r"\n{3,}", "\n\n", joined).strip(), parser.dropped
+    return re.sub(r"\n{3,}", "\n\n", joined).strip()

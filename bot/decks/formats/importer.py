@@ -10,8 +10,8 @@ import itertools
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any
 
+from bot.decks.foreign import SNIFF_CHARS, looks_numbered
 from bot.decks.format import (
     ID_PATTERN,
     LOCALE_PATTERN,
@@ -20,20 +20,18 @@ from bot.decks.format import (
     MAX_TITLE_CHARS,
     RESERVED_DECK_IDS,
 )
+from bot.decks.formats.assembly import Assembly, count
+from bot.decks.formats.columns import parse_columns
 from bot.decks.formats.draft import (
+    UNDETERMINED,
     DraftDeck,
-    DraftQuestion,
     FormatError,
     Note,
     Texts,
-    settle_right_feedback,
-    strip_choice_labels,
-    unfit_reason,
 )
-from bot.decks.formats.language import detect_script
-from bot.decks.formats.phrasebook import answer_is, has_words, true_false
-from bot.decks.formats.registry import FORMATS, Format, guess_format
-from bot.decks.formats.slug import IdMaker, slugify
+from bot.decks.formats.language import detect_language
+from bot.decks.formats.registry import FORMATS, Format, columns_format, guess_format
+from bot.decks.formats.slug import slugify
 from bot.decks.formats.source import kind_of_binary, read_bytes
 from bot.decks.formats.writer import WriteError, render_deck, write_deck, write_decks
 
@@ -62,6 +60,7 @@ def import_file(
     today: date,
     questions_dir: Path = Path("questions"),
     split: int | None = None,
+    columns: str | None = None,
 ) -> ImportOutcome:
     """Converts `path` to a deck at `out` (default: `questions_dir`/<deck id>.yaml).
 
@@ -69,13 +68,20 @@ def import_file(
     `locale` None means the file's language is found from its script, else taken to be English.
     With `split`, or when one deck file would be over the size limit, the questions become
     several decks `<id>-1`, `<id>-2`... (files `<out stem>-1.yaml`...), all written or none.
+    `columns` names a CSV's columns (`--columns text,choice,choice,answer`).
     """
     shown = str(path)
     usage = _usage_problem(fmt, locale, deck_id, split)
+    forced: Format | None = None
+    if usage is None and columns is not None:
+        try:
+            forced = _columns(fmt, columns)
+        except FormatError as refused:
+            usage = refused.message
     if usage is not None:
         return ImportOutcome([f"{shown}: error: {usage}"], EXIT_USAGE)
     try:
-        found, draft, language = _read_in_language(path, fmt, locale)
+        found, draft, language = _read_in_language(path, fmt, locale, forced)
     except FormatError as error:
         line = Note(error.line, "error", error.message).render(shown)
         return ImportOutcome([line], EXIT_NOTHING_WRITTEN)
@@ -84,14 +90,18 @@ def import_file(
     if chosen_id is None:
         message = f"no deck id can be made from the file name '{path.stem}'; pass --id"
         return ImportOutcome([f"{shown}: error: {message}"], EXIT_USAGE)
-    deck = _Assembly(draft, locale)
+    deck = Assembly(draft, locale)
     lines = [f"{shown}: {language}"] if language else []
     lines += deck.report(shown)
-    if not deck.questions:
+    if fmt is None and forced is None and deck.skipped >= max(len(deck.questions), 1):
+        # as many skipped as read: the guess may be wrong, and a wrong guess reads as a list
+        # of misleading skip lines (141 of them for a text file with LaTeX braces read as GIFT)
         lines.append(
-            f"{shown}: error: no question could be imported ({deck.skipped} skipped); "
-            f"nothing written"
+            f"{shown}: note: read as {found.title}, told from its content; if it is another "
+            f"format, pass --format"
         )
+    if not deck.questions:
+        lines.append(f"{shown}: error: {_nothing_imported(deck)}; nothing written")
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
     target = out if out is not None else questions_dir / f"{chosen_id}.yaml"
     source = f"Imported from {path.name} ({found.title}) on {today.isoformat()}"
@@ -104,47 +114,77 @@ def import_file(
     except WriteError as error:
         lines.append(f"{shown}: error: {error}; nothing written")
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
-    count = _count(len(deck.questions), "question")
-    lines.append(f"{target}: wrote {count} from {shown} ({found.title}), {deck.skipped} skipped")
+    wrote = count(len(deck.questions), "question")
+    lines.append(f"{target}: wrote {wrote} from {shown} ({found.title}), {deck.skipped} skipped")
     return ImportOutcome(lines, EXIT_OK, target)
 
 
+def _nothing_imported(deck: Assembly) -> str:
+    """Why no question could be imported: the one reason every question was skipped for, when
+    they share one ("each question has 1 choice": a flashcard bank), else how many were."""
+    reasons = {note.message for note in deck.notes if note.kind == "skipped"}
+    if deck.skipped == 1 and len(reasons) == 1:
+        return f"no question could be imported: {reasons.pop()}"
+    if deck.skipped > 1 and len(reasons) == 1:
+        reason = reasons.pop()
+        for it, each in (("it ", "each question "), ("its ", "each question's ")):
+            if reason.startswith(it):
+                return f"no question could be imported: {each}{reason.removeprefix(it)}"
+        return f"no question could be imported: all {deck.skipped} were skipped as {reason}"
+    return f"no question could be imported ({deck.skipped} skipped)"
+
+
+def _columns(fmt: str | None, columns: str) -> Format:
+    """The CSV reader of `--columns`, or a FormatError saying why it cannot be used."""
+    if fmt not in (None, "csv"):
+        raise FormatError(f"--columns names a CSV file's columns; it cannot read {fmt}")
+    return columns_format(parse_columns(columns))
+
+
 def _read_in_language(
-    path: Path, fmt: str | None, locale: str | None
+    path: Path, fmt: str | None, locale: str | None, forced: Format | None = None
 ) -> tuple[Format, DraftDeck, str | None]:
-    """The file read in `locale`, or, without one, in the language its script shows.
+    """The file read once, in `locale`, or, without one, in the language its text shows.
 
     The third value is the line that says which language was chosen and how to choose another,
     when the user did not; None when they did or the file names its own (CSV `text:bn`).
     """
-    if locale is not None:
-        return (*_read(path, fmt, locale), None)
-    found, draft = _read(path, fmt, DEFAULT_LOCALE)
-    if draft.locales != [DEFAULT_LOCALE]:
+    found, draft = _read(path, fmt, locale or UNDETERMINED, forced)
+    if locale is not None or draft.locales != [UNDETERMINED]:
         return found, draft, None
     texts = (
         text
         for question in draft.questions
         for text in (
             *question.text.values(),
-            *(value for choice in question.choices for value in choice.text.values()),
+            *(
+                value
+                for choice in question.choices
+                if choice.generated is None
+                for value in choice.text.values()
+            ),
         )
     )
-    script = detect_script(texts)
-    if script is None:
-        assumed = (
+    language = detect_language(texts)
+    draft.relabel(language.locale if language is not None else DEFAULT_LOCALE)
+    if language is None:
+        line = (
             "note: the questions are taken to be in English (en); if they are not, pass "
             "--locale with their language (es, fr, de, pt, ru...) and import again"
         )
-        return found, draft, assumed
-    again, redrafted = _read(path, fmt, script.locale)
-    if redrafted.locales != [script.locale]:  # a CSV whose header names its locale
-        return found, draft, None
-    detected = (
-        f"note: the questions are in {script.name} script, so the deck's language is "
-        f"{script.locale}; pass --locale to say otherwise"
-    )
-    return again, redrafted, detected
+    elif language.script is not None:
+        line = (
+            f"note: the questions are in {language.script} script, so the deck's language is "
+            f"{language.locale}; pass --locale to say otherwise"
+        )
+    else:
+        line = (
+            f"note: the questions read as {language.name}, so the deck's language is "
+            f"{language.locale}; pass --locale to say otherwise"
+        )
+    return found, draft, line
+
+
 @dataclass(frozen=True)
 class _Part:
     """One deck of a split import: its questions' range and its rendered text."""
@@ -155,7 +195,7 @@ class _Part:
 
 
 def _parts(
-    deck: _Assembly, deck_id: str, title: Texts, source: str, split: int | None
+    deck: Assembly, deck_id: str, title: Texts, source: str, split: int | None
 ) -> list[_Part]:
     """The deck as one part, or as the fewest even parts under the size limit (or `split` each).
 
@@ -191,7 +231,7 @@ def _parts(
 
 def _write_parts(
     parts: list[_Part],
-    deck: _Assembly,
+    deck: Assembly,
     target: Path,
     shown: str,
     found: Format,
@@ -205,9 +245,9 @@ def _write_parts(
         lines.append(f"{shown}: error: {error}; nothing written")
         return ImportOutcome(lines, EXIT_NOTHING_WRITTEN)
     for part, place in zip(parts, targets, strict=True):
-        count = _count(part.questions, "question")
+        wrote = count(part.questions, "question")
         lines.append(
-            f"{place}: wrote {count} from {shown} ({found.title}), part {part.number} "
+            f"{place}: wrote {wrote} from {shown} ({found.title}), part {part.number} "
             f"of {len(parts)}"
         )
     why = (
@@ -215,17 +255,19 @@ def _write_parts(
         if split is not None
         else f"one deck file may have at most {MAX_FILE_BYTES // 1048576} MiB"
     )
-    total = _count(len(deck.questions), "question")
+    total = count(len(deck.questions), "question")
     lines.append(f"{shown}: {total} in {len(parts)} decks ({why}), {deck.skipped} skipped")
     return ImportOutcome(lines, EXIT_OK, targets[0])
 
 
-def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
+def _read(
+    path: Path, fmt: str | None, locale: str, forced: Format | None = None
+) -> tuple[Format, DraftDeck]:
     data = read_bytes(path)
-    name = fmt or _guess(path, data)
+    name = "csv" if forced is not None else fmt or _guess(path, data)
     if name is None:
-        raise FormatError(f"cannot tell what format this is; pass --format {'|'.join(FORMATS)}")
-    found = FORMATS[name]
+        raise FormatError(_unknown(data))
+    found = forced or FORMATS[name]
     try:
         return found, found.read(data, locale)
     except FormatError:
@@ -237,6 +279,19 @@ def _read(path: Path, fmt: str | None, locale: str) -> tuple[Format, DraftDeck]:
         ) from error
 
 
+def _unknown(data: bytes) -> str:
+    """Why the format cannot be told, and what to do; with a hint when the shape is known."""
+    head = data[:SNIFF_CHARS].decode("utf-8", errors="ignore")
+    if looks_numbered(head):
+        return (
+            "this looks like numbered questions with lettered choices but no answer lines (an "
+            "answer key kept in another file?), which no format here reads: write `ANSWER: X` "
+            "after each question's choices and import it with --format aiken, or save it as "
+            "CSV and import it with --columns"
+        )
+    return f"cannot tell what format this is; pass --format {'|'.join(FORMATS)}"
+
+
 def _guess(path: Path, data: bytes) -> str | None:
     """The format a file seems to be in; a binary file other than a workbook is refused."""
     name = guess_format(path, data)
@@ -244,10 +299,6 @@ def _guess(path: Path, data: bytes) -> str | None:
     if binary is not None and name != "kahoot":
         raise FormatError(f"this is {binary}, not a question file")
     return name
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def _usage_problem(
@@ -293,153 +344,3 @@ def _title(draft: DraftDeck, locales: list[str], path: Path) -> Texts:
         locale: (draft.title.get(locale) or fallback)[:MAX_TITLE_CHARS].strip()
         for locale in locales
     }
-
-
-class _Assembly:
-    """A draft deck made into a deck mapping: checks, ids, stand-in explanations, warnings."""
-
-    def __init__(self, draft: DraftDeck, locale: str) -> None:
-        self.draft = draft
-        self.locales = draft.locales or [locale]
-        self.notes: list[Note] = list(draft.notes)
-        self.questions: list[dict[str, Any]] = []
-        self.filled = 0
-        self.stand_ins: set[str] = set()
-        ids = IdMaker()
-        for question in draft.questions:
-            self._add(question, ids)
-        self.description = draft.description
-        missing = [locale for locale in self.locales if not self.description.get(locale)]
-        if self.description and missing:
-            self.notes.append(
-                Note(None, "warning", f"the description has no {', '.join(missing)}; left out")
-            )
-            self.description = {}
-
-    def _add(self, question: DraftQuestion, ids: IdMaker) -> None:
-        strip_choice_labels(question)
-        settle_right_feedback(question)
-        reason = unfit_reason(question, self.locales)
-        if reason is not None:
-            self.notes.append(Note(question.line, "skipped", reason))
-            return
-        first = self.locales[0]
-        question_id = ids.make(question.name, question.text[first], len(self.questions) + 1)
-        right = question.choices[question.answer]
-        missing = [locale for locale in self.locales if not question.explanation.get(locale)]
-        for locale in missing:
-            question.explanation[locale] = answer_is(locale, right.text[locale])
-        self.filled += bool(missing)
-        if missing:
-            self.stand_ins.add(question_id)
-        for kind in question.dropped:
-            self.notes.append(
-                Note(question.line, "warning", f"{kind} dropped from question {question_id}")
-            )
-        entry: dict[str, Any] = {
-            "id": question_id,
-            "text": self._texts(question.text),
-            "choices": [self._choice(choice.text, choice.why) for choice in question.choices],
-            "answer": question.answer,
-            "explanation": self._texts(question.explanation),
-        }
-        tags = list(dict.fromkeys(tag for tag in question.tags if tag.strip()))
-        if tags:
-            entry["tags"] = tags
-        if question.shuffle is not None:
-            entry["shuffle"] = question.shuffle
-        self.questions.append(entry)
-
-    @property
-    def skipped(self) -> int:
-        return sum(1 for note in self.notes if note.kind == "skipped")
-
-    def report(self, shown: str) -> list[str]:
-        """The notes in file order, then the warnings about words the import wrote itself."""
-        notes = sorted(self.notes, key=lambda note: note.line or 0)
-        lines = [note.render(shown) for note in notes]
-        unknown = [locale for locale in self.locales if not has_words(locale)]
-        if unknown and (self.filled or self._true_false_words()):
-            lines.append(
-                f"{shown}: warning: quizbot has no words of its own in {', '.join(unknown)}, so "
-                f"the True/False choices and stand-in explanations it wrote are in English; "
-                f"translate them in the deck"
-            )
-        if self.filled and self.questions:
-            stand_in = answer_is(self.locales[0], "<right choice>")
-            lines.append(
-                f"{shown}: warning: {self.filled} of {_count(len(self.questions), 'question')} "
-                f"came without an explanation and now {'says' if self.filled == 1 else 'say'} "
-                f'only "{stand_in}"; '
-                f"write real ones before use"
-            )
-        return lines
-
-    def _true_false_words(self) -> bool:
-        english = list(true_false(DEFAULT_LOCALE))
-        return any(
-            [choice.text.get(locale) for choice in question.choices] == english
-            for question in self.draft.questions
-            for locale in self.locales
-        )
-
-    def comments(self, source: str, questions: list[dict[str, Any]] | None = None) -> list[str]:
-        """The lines at the top of the deck file: where it came from, what still needs writing."""
-        lines = [f"{source} by `quizbot import`."]
-        held = self.questions if questions is None else questions
-        filled = sum(1 for question in held if question["id"] in self.stand_ins)
-        if filled:
-            lines.append(
-                f"{_count(filled, 'question')} came without an explanation; theirs only "
-                f"name the right answer: write real ones."
-            )
-        return lines
-
-    def part_text(
-        self,
-        deck_id: str,
-        title: Texts,
-        source: str,
-        start: int,
-        end: int,
-        place: tuple[int, int],
-    ) -> str:
-        """The deck file of questions[start:end], as part `place` (number, of how many)."""
-        number, count = place
-        ending = f"-{number}"
-        part_id = deck_id[: MAX_ID_LENGTH - len(ending)].rstrip("-") + ending
-        mark = f" ({number}/{count})"
-        part_title = {
-            locale: text[: MAX_TITLE_CHARS - len(mark)].rstrip() + mark
-            for locale, text in title.items()
-        }
-        questions = self.questions[start:end]
-        mapping = self.mapping(part_id, part_title, source)
-        mapping["questions"] = questions
-        return render_deck(mapping, self.comments(source, questions))
-
-    def _texts(self, texts: Texts) -> str | dict[str, str]:
-        if len(self.locales) == 1:
-            return texts[self.locales[0]]
-        return {locale: texts[locale] for locale in self.locales}
-
-    def _choice(self, text: Texts, why: Texts) -> Any:
-        if not any(why.get(locale) for locale in self.locales):
-            return self._texts(text)
-        return {
-            "text": self._texts(text),
-            "why": self._texts({locale: why.get(locale, "") for locale in self.locales}),
-        }
-
-    def mapping(self, deck_id: str, title: Texts, source: str) -> dict[str, Any]:
-        deck: dict[str, Any] = {"id": deck_id, "title": self._texts(title)}
-        if self.description:
-            deck["description"] = self._texts(self.description)
-        deck["locales"] = list(self.locales)
-        if self.draft.shuffle is not None:
-            deck["shuffle"] = self.draft.shuffle
-        deck["source"] = self.draft.origin or source
-        if self.draft.license:
-            deck["license"] = self.draft.license
-        deck["questions"] = self.questions
-        return deck

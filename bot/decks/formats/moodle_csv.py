@@ -19,6 +19,7 @@ import csv
 import io
 from collections.abc import Iterator
 
+from bot.decks.formats.columns import suggest_columns
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
 
 FORMAT_NAME = "Moodle CSV"
@@ -34,6 +35,14 @@ def read_moodle_csv(text: str, locale: str) -> DraftDeck:
         raise FormatError("the file is empty; a Moodle CSV file starts with its header row", 1)
     header = {name.strip(): index for index, name in enumerate(first[1]) if name.strip()}
     missing = [name for name in _REQUIRED if name not in header]
+    suggested = suggest_columns(first[1]) if missing else None
+    if suggested is not None:
+        raise FormatError(
+            f"this is not Moodle's own CSV layout but a fork of it (columns "
+            f"{', '.join(cell.strip() for cell in first[1])}); import it with --format csv "
+            f"{suggested}",
+            1,
+        )
     if missing:
         raise FormatError(
             f"the header has no {', '.join(missing)}; Moodle's CSV import needs "
@@ -80,7 +89,7 @@ def _read_row(
         deck.skip(line, f"it has two right answers ({right} and {second}); a deck question has one")
         return
     if right not in LETTERS:
-        shown = repr(cell("Answer 1")) if cell("Answer 1") else "empty"
+        shown = f"'{cell('Answer 1')}'" if cell("Answer 1") else "empty"
         deck.skip(line, f"Answer 1 is {shown}; it must be A, B, C or D")
         return
     if not cell(right):

@@ -248,7 +248,9 @@ def _true_first(draft: DraftQuestion, locale: str) -> None:
         draft.choices, key=lambda choice: choice.text[locale].strip().lower() != "true"
     )
     for choice in ordered:
-        choice.text[locale] = words[choice.text[locale].strip().lower()]
+        key = choice.text[locale].strip().lower()
+        choice.text[locale] = words[key]
+        choice.generated = key == "true"
     draft.choices = ordered
     draft.answer = 0 if right_key == "true" else 1
 

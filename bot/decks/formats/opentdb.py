@@ -23,9 +23,10 @@ from bot.decks.formats.draft import (
     DraftDeck,
     DraftQuestion,
     FormatError,
+    generated_true_false,
     settle_true_false,
 )
-from bot.decks.formats.phrasebook import true_false
+from bot.decks.formats.jsondoc import loads
 from bot.decks.formats.slug import slugify
 
 FORMAT_NAME = "Open Trivia DB"
@@ -44,12 +45,7 @@ _FIELDS = ("type", "question", "correct_answer", "incorrect_answers")
 
 def read_opentdb(text: str, locale: str) -> DraftDeck:
     """Every question of a response (or of a bare list of results), at the line it starts on."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise FormatError(
-            f"not valid JSON: {error.msg} (column {error.colno})", error.lineno
-        ) from None
+    document = loads(text)
     if isinstance(document, dict):
         code = document.get("response_code", 0)
         if code != 0:
@@ -137,9 +133,8 @@ def _read_entry(
         if isinstance(value, str) and slugify(decode(value)):
             tags.append(slugify(decode(value)))
     if kind == "boolean":
-        words = true_false(locale)
         answer = 0 if right.lower() == "true" else 1
-        choices = [DraftChoice({locale: word}) for word in words]
+        choices = generated_true_false(locale)
     elif kind == "multiple":
         # The API lists the right answer first; a fixed place per question keeps imports
         # repeatable without making every answer A when an author turns shuffling off.

@@ -1,8 +1,11 @@
 """The few words an import writes itself: True/False choices and a stand-in explanation.
 
-They are written in the deck's locale. A locale not listed here gets English, and the import
-says so; the stand-in explanation is always reported so the author replaces it. The stand-in
-names the right answer without repeating the "Answer:" line a reply already shows above it.
+True/False are written in the deck's locale; a locale not listed here gets English, and the
+import says so. The stand-in explanation is written only in the bot's own languages (en, bn):
+in any other, a question without an explanation gets the bare right choice, which no language
+gets wrong and `quizbot validate` flags as missing. Either way the import reports it so the
+author replaces it. The stand-in names the right answer without repeating the "Answer:" line a
+reply already shows above it.
 """
 
 from __future__ import annotations
@@ -28,21 +31,11 @@ _TRUE_FALSE = {
 _ANSWER_IS = {
     "en": "The answer is {answer}.",
     "bn": "উত্তর হলো {answer}।",
-    "es": "La respuesta es {answer}.",
-    "fr": "La réponse est {answer}.",
-    "de": "Die Antwort ist {answer}.",
-    "pt": "A resposta é {answer}.",
-    "ru": "Ответ: {answer}.",
-    "nl": "Het antwoord is {answer}.",
-    "it": "La risposta è {answer}.",
-    "hi": "उत्तर है {answer}।",
-    "ar": "الإجابة هي {answer}.",
-    "zh": "答案是{answer}。",
-    "ja": "答えは{answer}です。",
-    "ko": "정답은 {answer}입니다.",
-    "tr": "Doğru cevap {answer}.",
-    "id": "Jawabannya adalah {answer}.",
 }
+"""Stand-in explanations, only in the languages the bot itself speaks (bot/presentation): a
+sentence in a language nobody here reads could not be checked, and an English one in a Thai
+deck is worse than none."""
+STAND_IN_LOCALES = tuple(_ANSWER_IS)
 _SENTENCE_ENDS = tuple(".!?。！？।…؟")
 """An answer already ending a sentence ("Mars.") takes no second full stop."""
 
@@ -61,10 +54,20 @@ def true_false(locale: str) -> tuple[str, str]:
     return _TRUE_FALSE.get(_base(locale), _TRUE_FALSE["en"])
 
 
+def has_stand_in(locale: str) -> bool:
+    """Whether a missing explanation gets a sentence in `locale` (else only the answer)."""
+    return _base(locale) in _ANSWER_IS
+
+
 def answer_is(locale: str, answer: str) -> str:
-    """An explanation for a source that has none: it names the right choice, and no more."""
-    template = _ANSWER_IS.get(_base(locale), _ANSWER_IS["en"])
+    """An explanation for a source that has none: it names the right choice, and no more.
+
+    Outside the bot's own languages it is the right choice alone.
+    """
     answer = answer.strip()
+    template = _ANSWER_IS.get(_base(locale))
+    if template is None:
+        return answer
     if template.endswith(("{answer}.", "{answer}।", "{answer}。")) and answer.endswith(
         _SENTENCE_ENDS
     ):

@@ -15,17 +15,19 @@ from bot.decks.foreign import identify
 from bot.decks.formats import (
     aiken,
     bn_mcq,
+    columns,
     csvdeck,
     gift,
     kahoot,
     moodle_csv,
     moodle_xml,
     opentdb,
+    opentriviaqa,
     quizjson,
     red,
 )
 from bot.decks.formats.draft import DraftDeck
-from bot.decks.formats.source import decode_text
+from bot.decks.formats.source import decode_text, decode_xml
 from bot.decks.model import Deck
 
 Reader = Callable[[bytes, str], DraftDeck]
@@ -51,8 +53,7 @@ def _text_reader(read: Callable[[str, str], DraftDeck], title: str) -> Reader:
 
 
 def _xml_reader(data: bytes, locale: str) -> DraftDeck:
-    decode_text(data, moodle_xml.FORMAT_NAME)  # refuses binary and non-UTF-8 files in one line
-    return moodle_xml.read_moodle_xml(data, locale)
+    return moodle_xml.read_moodle_xml(decode_xml(data, moodle_xml.FORMAT_NAME), locale)
 
 
 def _csv_writer(deck: Deck, locale: str) -> str:
@@ -106,6 +107,12 @@ FORMATS: dict[str, Format] = {
         _text_reader(bn_mcq.read_bn_mcq, bn_mcq.FORMAT_NAME),
         ".txt",
     ),
+    "opentriviaqa": Format(
+        "opentriviaqa",
+        opentriviaqa.FORMAT_NAME,
+        _text_reader(opentriviaqa.read_opentriviaqa, opentriviaqa.FORMAT_NAME),
+        ".txt",
+    ),
 }
 """Import formats, by the name `--format` takes; those with `write` can be exported."""
 
@@ -119,6 +126,15 @@ _SUFFIXES = {
     ".csv": "csv",
     ".xlsx": "kahoot",
 }
+
+
+def columns_format(roles: list[str]) -> Format:
+    """CSV read by the roles `--columns` gave its columns."""
+
+    def read(data: bytes, locale: str) -> DraftDeck:
+        return columns.read_columns(decode_text(data, columns.FORMAT_NAME), locale, roles)
+
+    return Format("csv", columns.FORMAT_NAME, read, ".csv")
 
 
 def guess_format(path: Path, head: bytes) -> str | None:

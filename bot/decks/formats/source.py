@@ -7,6 +7,8 @@ text before any parser sees it.
 
 from __future__ import annotations
 
+import codecs
+import re
 from pathlib import Path
 
 from bot.decks.formats.draft import FormatError
@@ -80,3 +82,47 @@ def decode_text(data: bytes, format_name: str) -> str:
     if "\x00" in text:
         raise FormatError(f"this is binary data, not a {format_name} file")
     return text
+
+
+_XML_DECLARATION = re.compile(
+    rb"""^(\xef\xbb\xbf)?\s*<\?xml\s[^>]{0,200}?encoding\s*=\s*["']([A-Za-z0-9._:-]{1,40})["']"""
+)
+
+
+def decode_xml(data: bytes, format_name: str) -> bytes:
+    """XML as UTF-8 bytes for the parser: a file that declares another encoding (Moodle
+    reads `ISO-8859-1` and `windows-1252` banks) is decoded as it says and its declaration
+    rewritten; anything else must be UTF-8, as `decode_text` checks."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            data = data.decode("utf-16").encode("utf-8")
+        except UnicodeDecodeError:
+            raise FormatError("not UTF-16 as its byte-order mark says; save it as UTF-8") from None
+    declared = _XML_DECLARATION.match(data)
+    encoding = declared.group(2).decode("ascii") if declared else "utf-8"
+    try:
+        codec = codecs.lookup(encoding).name
+    except LookupError:
+        raise FormatError(
+            f"the XML declares encoding '{encoding}', which Python does not know; save the "
+            f"file as UTF-8",
+            1,
+        ) from None
+    if codec in ("utf-8", "utf-8-sig") or declared is None:
+        decode_text(data, format_name)  # refuses binary and non-UTF-8 files in one line
+        return data
+    binary = kind_of_binary(data)
+    if binary is not None:
+        raise FormatError(f"this is {binary}, not a {format_name} file")
+    try:
+        text = data.decode(codec)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        raise FormatError(
+            f"not {encoding} as its declaration says (byte 0x{data[error.start]:02x}); save "
+            f"the file as UTF-8",
+            line,
+        ) from None
+    start, end = declared.span(2)
+    head = data[:start].decode("ascii", errors="replace") + "UTF-8"
+    return (head + text[len(data[:end].decode(codec)) :]).encode("utf-8")

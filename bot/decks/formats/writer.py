@@ -2,11 +2,13 @@
 
 The text is validated by the same loader `quizbot validate` uses, from a temporary file beside
 the target, and only then linked into place, so an import leaves a valid deck or nothing, never
-half a file, and never replaces a file that is already there.
+half a file, and never replaces a file that is already there. A missing folder is created (and
+removed again when nothing could be written).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -69,12 +71,15 @@ def write_decks(files: list[tuple[str, Path]]) -> None:
                 f"the deck would be {size:,} bytes, over the {MAX_FILE_BYTES // 1048576} MiB a "
                 f"deck file may have; import it with --split N (questions per deck)"
             )
-        if not out.parent.is_dir():
-            raise WriteError(f"no folder {out.parent}; create it or choose another --out")
+        if out.parent.exists() and not out.parent.is_dir():
+            raise WriteError(f"{out.parent} is a file, not a folder; choose another --out")
         if out.exists():
             raise WriteError(f"{out} already exists; choose another --out or remove it first")
     temps: list[Path] = []
+    created: list[Path] = []
     try:
+        for _, out in files:
+            created.extend(_make_folder(out.parent))
         for text, out in files:
             temps.append(_temporary(text, out))
         problems = load_decks(temps).problems
@@ -94,9 +99,23 @@ def write_decks(files: list[tuple[str, Path]]) -> None:
             for out in linked:
                 out.unlink(missing_ok=True)
             raise
+        created = []  # written: the folders stay
     finally:
         for temp in temps:
             temp.unlink(missing_ok=True)
+        for folder in reversed(created):  # nothing written: neither are the folders made for it
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+
+
+def _make_folder(folder: Path) -> list[Path]:
+    """Creates `folder` and any missing parents; returns those it created, outermost first."""
+    missing = [parent for parent in (folder, *folder.parents) if not parent.exists()]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise WriteError(f"cannot create the folder {folder}: {error.strerror or error}") from None
+    return list(reversed(missing))
 
 
 def _temporary(text: str, out: Path) -> Path:
