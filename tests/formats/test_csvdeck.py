@@ -128,3 +128,25 @@ def test_a_non_utf8_csv_is_refused_with_its_line(tmp_path: Path, run_import: Imp
     assert outcome.lines == [
         f"{source}:2: error: not UTF-8 (byte 0xe9, column 10); save the file as UTF-8"
     ]
+
+
+def test_a_questions_own_game_time_is_read_and_a_bad_one_skipped(
+    tmp_path: Path, run_import: Importer
+) -> None:
+    source = tmp_path / "timed.csv"
+    source.write_text(
+        "id,answer,seconds,text,choice1,choice2,choice3,explanation\n"
+        "slow,A,45,How long does a ring all-reduce take?,2S,S,4S,It moves 2S.\n"
+        "quick,B,,Which is larger?,1,2,0,Two.\n"
+        "bad,A,5,Too quick?,yes,no,maybe,No.\n"
+        "worse,A,²,Superscript?,yes,no,maybe,No.\n",
+        encoding="utf-8",
+    )
+    outcome, deck = run_import(source)
+    assert deck is not None, outcome.lines
+    assert {q.id: q.seconds for q in deck.questions} == {"slow": 45, "quick": None}
+    skipped = [line for line in outcome.lines if ": skipped: " in line]
+    assert [line.split(": ", 1)[1] for line in skipped] == [
+        "skipped: seconds '5' is not a whole number of seconds from 10 to 300",
+        "skipped: seconds '²' is not a whole number of seconds from 10 to 300",
+    ]

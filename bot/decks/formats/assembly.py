@@ -83,6 +83,8 @@ class Assembly:
             entry["tags"] = tags
         if question.shuffle is not None:
             entry["shuffle"] = question.shuffle
+        if question.seconds is not None:
+            entry["seconds"] = question.seconds
         self.questions.append(entry)
 
     def _cite(self, question: DraftQuestion, question_id: str) -> None:

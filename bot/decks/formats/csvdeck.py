@@ -6,6 +6,7 @@ The header names the columns; their order is free and names are case-insensitive
     answer        the right choice: a letter A-E or a number 1-5
     tags          tags separated by commas or semicolons
     shuffle       true or false to override the deck for this question; empty inherits
+    seconds       the least time the question needs in a game (10 to 300); empty: the game's
     text:<L>  choice1:<L> .. choice5:<L>  why1:<L> .. why5:<L>  explanation:<L>
                   one group per locale L, e.g. text:en, text:bn; `text` alone means --locale
     deck_id  deck_shuffle  deck_source  deck_license  deck_title:<L>  deck_description:<L>
@@ -19,8 +20,8 @@ A cell a spreadsheet would run as a formula (=, +, -, @, tab or carriage return 
 written with a quote before it, and the quote is dropped again on import
 (`bot.decks.spreadsheet`).
 Exporting a deck to CSV and importing the file gives the same deck back: ids, texts in every
-locale, choices, whys, answers, explanations, tags, per-question shuffle, title, description,
-source and license.
+locale, choices, whys, answers, explanations, tags, per-question shuffle and seconds, title,
+description, source and license.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bot.decks.format import LOCALE_PATTERN, MAX_CHOICES
+from bot.decks.format import LOCALE_PATTERN, MAX_CHOICES, MAX_SECONDS, MIN_SECONDS
 from bot.decks.formats.columns import suggest_columns
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError, Texts
 from bot.decks.model import Deck, Question
@@ -40,7 +41,17 @@ from bot.decks.spreadsheet import neutralise, restore
 FORMAT_NAME = "CSV"
 
 _PLAIN_FIELDS = frozenset(
-    {"id", "answer", "tags", "shuffle", "deck_id", "deck_shuffle", "deck_source", "deck_license"}
+    {
+        "id",
+        "answer",
+        "tags",
+        "shuffle",
+        "seconds",
+        "deck_id",
+        "deck_shuffle",
+        "deck_source",
+        "deck_license",
+    }
 )
 _LOCALIZED = re.compile(r"^(text|explanation|deck_title|deck_description|choice[1-9]|why[1-9])$")
 _LETTERS = "ABCDE"
@@ -173,6 +184,15 @@ def _read_row(header: _Header, row: list[str], line: int, deck: DraftDeck) -> No
     if shuffle_text and shuffle is None:
         deck.skip(line, f"shuffle '{shuffle_text}' is not true or false")
         return
+    seconds_text = header.cell(row, "seconds").strip()
+    seconds = int(seconds_text) if seconds_text.isdecimal() and len(seconds_text) <= 3 else None
+    if seconds_text and (seconds is None or not MIN_SECONDS <= seconds <= MAX_SECONDS):
+        deck.skip(
+            line,
+            f"seconds '{seconds_text}' is not a whole number of seconds from {MIN_SECONDS} "
+            f"to {MAX_SECONDS}",
+        )
+        return
     choices = [
         DraftChoice(header.texts(row, f"choice{number}"), header.texts(row, f"why{number}"))
         for number in range(1, header.widest + 1)
@@ -190,6 +210,7 @@ def _read_row(header: _Header, row: list[str], line: int, deck: DraftDeck) -> No
             name=header.cell(row, "id"),
             tags=tags,
             shuffle=shuffle,
+            seconds=seconds,
         )
     )
 
@@ -210,7 +231,7 @@ def write_csv(deck: Deck) -> str:
     """The deck as CSV text in every locale, starting with a byte-order mark for Excel."""
     widest = max(len(question.choices) for question in deck.questions)
     deck_shuffle = any(question.shuffle for question in deck.questions)
-    header = ["id", "answer", "tags", "shuffle"]
+    header = ["id", "answer", "tags", "shuffle", "seconds"]
     for locale in deck.locales:
         header.append(f"text:{locale}")
         for number in range(1, widest + 1):
@@ -241,7 +262,8 @@ def _question_cells(
     question: Question, locales: tuple[str, ...], widest: int, deck_shuffle: bool
 ) -> list[str]:
     shuffle = "" if question.shuffle == deck_shuffle else ("true" if question.shuffle else "false")
-    cells = [question.id, _LETTERS[question.answer], ", ".join(question.tags), shuffle]
+    seconds = "" if question.seconds is None else str(question.seconds)
+    cells = [question.id, _LETTERS[question.answer], ", ".join(question.tags), shuffle, seconds]
     for locale in locales:
         cells.append(question.text[locale])
         for number in range(widest):

@@ -73,6 +73,8 @@ class DraftQuestion:
     name: str = ""
     tags: list[str] = field(default_factory=list)
     shuffle: bool | None = None
+    seconds: int | None = None
+    """The least time the question needs in a game (a deck's `seconds:`), when the source says."""
     dropped: list[str] = field(default_factory=list)
     """Kinds of media left out of its texts ("image", "audio"...), for warnings."""
     source: str = ""
