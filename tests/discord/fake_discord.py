@@ -762,7 +762,8 @@ def _fault_answer(fault: Fault) -> web.Response:
             body=json.dumps({**body, "global": False}).encode(),
             status=429,
             content_type="application/json",
-            headers={**headers, "X-RateLimit-Scope": "user"},
+            # discord.py takes a 429 without `Via` for a Cloudflare ban, and gives up
+            headers={**headers, "X-RateLimit-Scope": "user", "Via": "1.1 google"},
         )
     response = as_json({"message": f"{fault.status}: Server Error", "code": 0}, fault.status)
     response.headers.update(headers)
