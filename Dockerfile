@@ -12,9 +12,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 # The shipped decks (questions/) are part of the package.
 COPY pyproject.toml README.md LICENSE ./
+COPY constraints.txt ./
 COPY bot ./bot
 COPY questions ./questions
-RUN pip install -qq . && rm -rf /app/bot /app/questions \
+# constraints.txt: discord.py, slack-bolt and slack-sdk at the versions the tests pass on.
+RUN pip install -qq . -c constraints.txt && rm -rf /app/bot /app/questions \
     && useradd --system --home-dir /data --shell /usr/sbin/nologin quizbot \
     && mkdir -p /data/decks && chown -R quizbot:quizbot /data
 

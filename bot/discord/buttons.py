@@ -21,18 +21,12 @@ import discord
 
 from bot.decks.model import Question
 from bot.discord import embeds as render
+from bot.discord.callback import post_private_reply
 from bot.discord.clicks import clicked
 from bot.discord.components import Button, button, stopped_view
 from bot.discord.context import client_of
 from bot.discord.identity import actor
-from bot.discord.replies import (
-    json_text,
-    post_private_reply,
-    private_reply,
-    reply_privately,
-    send,
-    update,
-)
+from bot.discord.replies import json_text, private_reply, reply_privately, send, update
 from bot.discord.reports import REPORT, ReportButton, report_button
 from bot.discord.review import REVIEW, TOPIC, ReviewButton, TopicButton
 from bot.domain.answer import AnswerResult
@@ -108,15 +102,19 @@ async def _answer(
     new = result.status is AnswerStatus.NEW
     handled = Handled(result.status.value, post_id, result.correct if new else None)
     if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
-        await reply_privately(interaction, bot.reply_session, content=locked_text(result))
+        await reply_privately(
+            interaction, bot.reply_session, content=locked_text(result), locale=result.locale
+        )
         return handled
     if new:
         bot.posts.answered(post_id, bot.messages)
     if interaction.response.is_done():
         card, view = answer_reply(result)
-        await reply_privately(interaction, bot.reply_session, embeds=[card], view=view)
+        await reply_privately(
+            interaction, bot.reply_session, embeds=[card], view=view, locale=result.locale
+        )
     else:
-        await post_private_reply(interaction, bot.reply_session, answer_body(result))
+        await post_private_reply(interaction, bot.reply_session, answer_body(result), result.locale)
     return handled
 
 

@@ -16,7 +16,7 @@ import discord
 import yarl
 
 from bot.config import DiscordConfig, SetupError, Unreachable
-from bot.discord import buttons, clicks, reports, sync
+from bot.discord import buttons, clicks, intake, reports, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import Messages
@@ -78,37 +78,6 @@ async def login(client: discord.Client, token: str) -> None:
         ) from e
 
 
-COMPONENT = discord.InteractionType.component.value
-
-
-def answers_skip_message(state: Any) -> None:
-    """Answer clicks reach discord.py without the message they were made on.
-
-    A component interaction carries its whole message (embeds, buttons), which discord.py
-    parses into a `Message` for every click: 6% of the event loop's work in a burst, where
-    every millisecond of it delays the answers queued behind. An answer needs only the
-    button's custom_id and who clicked; the post is read from the store. Other clicks keep
-    their message. Wraps the state's parser of INTERACTION_CREATE (`ConnectionState.parsers`,
-    which the gateway looks events up in); without it (another discord.py) nothing changes."""
-    parsers = getattr(state, "parsers", None)
-    if not isinstance(parsers, dict) or "INTERACTION_CREATE" not in parsers:
-        log.warning("no INTERACTION_CREATE parser in discord.py: answer clicks parsed whole")
-        return
-    parse = parsers["INTERACTION_CREATE"]
-
-    def parse_interaction(data: dict[str, Any]) -> None:
-        inner = data.get("data")
-        if (
-            data.get("type") == COMPONENT
-            and isinstance(inner, dict)
-            and buttons.ANSWER.fullmatch(str(inner.get("custom_id", "")))
-        ):
-            data.pop("message", None)
-        parse(data)
-
-    parsers["INTERACTION_CREATE"] = parse_interaction
-
-
 class QuizClient(discord.AutoShardedClient):
     def __init__(
         self,
@@ -138,7 +107,6 @@ class QuizClient(discord.AutoShardedClient):
         self.messages = Messages(self)
         self.delivery = DiscordDelivery(self, services.quiz, self.posts, self.messages)
         self._replies: aiohttp.ClientSession | None = None
-        answers_skip_message(self._connection)
 
     @property
     def reply_session(self) -> aiohttp.ClientSession:
@@ -151,6 +119,7 @@ class QuizClient(discord.AutoShardedClient):
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
         self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
+        intake.answers_skip_message(self._connection, buttons.ANSWER)  # before the gateway
         self.services.register_delivery("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
         if self.auto_sync and self.application_id is not None:

@@ -244,9 +244,9 @@ class AdminCommands(
         """Question health of a deck in this server, and players' problem reports."""
         quiz = client_of(interaction).services.quiz
         work = quiz.question_health(admin(interaction), deck_option(deck))
-        title, lines = health_lines(await in_time(interaction, work), mention)
+        title, lines = health_lines(await in_time(interaction, work), render.held_mention)
         await send(
-            interaction, embeds=[render.board(BoardMessage(title, lines, None), literal=True)]
+            interaction, embeds=[render.board(BoardMessage(title, lines, None), players=True)]
         )
 
     @app_commands.command(name="reset", description=_("discord.cmd.reset"))

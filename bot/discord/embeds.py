@@ -2,8 +2,10 @@
 Discord's limits.
 
 Deck text is escaped for Discord markdown here (the pieces carry it untouched); numbered
-lines keep their own numbers (Discord would renumber "1. 1. 3." as a list). Every length is
-clipped to Discord's limits, and `fit` keeps a message's embeds under 6000 characters.
+lines keep their own numbers (Discord would renumber "1. 1. 3." as a list). What players
+typed (problem reports) is shown as the words they are (`typed`): no link, mention or
+formatting made of it. Every length is clipped to Discord's limits, and `fit` keeps a
+message's embeds under 6000 characters.
 """
 
 from __future__ import annotations
@@ -55,6 +57,30 @@ def esc(text: str) -> str:
     Cached: the same deck texts go into every reply, and escaping is a handful of regex
     passes (a tenth of a click's time in a burst)."""
     return _NUMBERED.sub(r"\1\\. ", escape_markdown(text))
+
+
+_URL = re.compile(r"(\w+://\S+)")
+_HELD = re.compile("\x1f([0-9]{1,20})\x1f")
+
+
+def held_mention(user_id: str) -> str:
+    """A user mention that `typed` draws as one after escaping the line it is in (a report
+    line names its reporter, and carries what they typed)."""
+    return f"\x1f{user_id}\x1f"
+
+
+def typed(line: str) -> str:
+    """A line carrying what a player typed, shown as written: markdown escaped (a masked
+    link shows its brackets), every address in a code span (Discord makes no link there),
+    `<` escaped (no mention, channel or emoji of `<@...>`, `<#...>`); numbered lines keep
+    their numbers. The bot's own mentions (`held_mention`) are drawn. (What players type
+    holds no control characters, `bot.service.authoring`, so none forges a held mention.)"""
+    parts = _URL.split(escape_markdown(line))  # addresses are left whole by the escaping
+    shown = "".join(
+        "`" + part.replace("`", "'") + "`" if i % 2 else part.replace("<", "\\<")
+        for i, part in enumerate(parts)
+    )
+    return _HELD.sub(r"<@\1>", _NUMBERED.sub(r"\1\\. ", shown))
 
 
 def _embed(
@@ -140,12 +166,14 @@ def summary(msg: SummaryMessage) -> discord.Embed:
 
 
 def board(
-    msg: BoardMessage, *, title_in_body: bool = False, literal: bool = False
+    msg: BoardMessage, *, title_in_body: bool = False, literal: bool = False, players: bool = False
 ) -> discord.Embed:
     """A leaderboard, stats or deck list. Titles holding a mention go in the body, where
-    Discord draws mentions (it shows them raw in titles); `literal` lines hold deck text."""
+    Discord draws mentions (it shows them raw in titles); `literal` lines hold deck text,
+    `players` lines what players typed (`typed`)."""
     lines = "\n".join(
-        esc(line) if literal else _NUMBERED.sub(r"\1\\. ", line) for line in msg.lines
+        typed(line) if players else esc(line) if literal else _NUMBERED.sub(r"\1\\. ", line)
+        for line in msg.lines
     )
     if title_in_body:
         return _embed(None, _paragraphs(f"**{msg.title}**", lines, msg.you), QUESTION)

@@ -2,7 +2,9 @@
 
 Both are edits of the channel message (by the id stored with the post), since an
 interaction token expires after 15 minutes and a question stays open for a day. When to
-redraw, and the turns of redraws and the reveal, are `bot.service.live_posts`'.
+redraw, and the turns of redraws and the reveal, are `bot.service.live_posts`'. discord.py
+waits out rate limits and retries 5xx itself; a redraw that still failed for a reason that
+passes is tried again later (`TryLater`).
 """
 
 from __future__ import annotations
@@ -10,12 +12,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+import aiohttp
 import discord
 
 from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.domain.post import PostView, Reveal
 from bot.presentation.messages import post_message, reveal_message
+from bot.service.refresh import TryLater
 
 log = logging.getLogger("quizbot.discord")
 NO_PINGS = discord.AllowedMentions.none()  # edits do not inherit the client's default
@@ -47,14 +51,19 @@ class Messages:
         ref = parse_ref(reveal.view.post.message_ref)
         if ref is None:
             return "no_message"
-        return await self._edit(
-            ref, [render.reveal(reveal_message(reveal))], buttons.reveal_view(reveal.view)
-        )
+        try:
+            return await self._edit(
+                ref, [render.reveal(reveal_message(reveal))], buttons.reveal_view(reveal.view)
+            )
+        except TryLater as later:
+            return later.reason
 
     async def _edit(
         self, ref: tuple[int, int], embeds: Sequence[discord.Embed], view: discord.ui.View
     ) -> str | None:
-        """None when edited, else why not (the message is gone, or out of the bot's reach)."""
+        """None when edited, else why not (the message is gone, or out of the bot's reach).
+        Raises `TryLater` for what passes: a rate limit longer than discord.py waits, a
+        5xx after its retries, no connection."""
         channel_id, message_id = ref
         message = self._client.get_partial_messageable(channel_id).get_partial_message(message_id)
         try:
@@ -71,6 +80,8 @@ class Messages:
                 message_id,
             )
             return "forbidden"
+        except discord.RateLimited as e:
+            raise TryLater("rate_limited", e.retry_after) from e
         except discord.HTTPException as e:
             log.warning(
                 "Discord refused the edit of message %s in channel %s (%s %s); not redrawn",
@@ -79,5 +90,9 @@ class Messages:
                 e.status,
                 e.text,
             )
+            if e.status == 429 or e.status >= 500:
+                raise TryLater(f"http_{e.status}") from e
             return f"http_{e.status}"
+        except (aiohttp.ClientError, OSError, TimeoutError) as e:
+            raise TryLater(type(e).__name__) from e
         return None

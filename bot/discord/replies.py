@@ -22,6 +22,7 @@ import discord
 from discord.utils import MISSING
 
 from bot.discord import embeds as render
+from bot.discord.callback import DEADLINE, post_private_reply
 from bot.discord.context import client_of
 from bot.discord.identity import NotInGuild, actor
 from bot.domain.errors import QuizError
@@ -32,8 +33,6 @@ log = logging.getLogger("quizbot.discord")
 
 T = TypeVar("T")
 
-DEADLINE = 3.0
-"""Discord's limit for the first response, counted from the interaction's creation."""
 SPARE = 1.0
 """Kept for the deferral request itself."""
 BUDGET = 1.0
@@ -125,18 +124,15 @@ async def reply_privately(
     content: str | None = None,
     embeds: Sequence[discord.Embed] = (),
     view: discord.ui.View | None = None,
+    locale: str = FALLBACK,
 ) -> None:
-    """A click's private reply, as the interaction's first response, over `session`.
-
-    discord.py always asks Discord to send the new message back (`with_response`) and parses
-    it; the answer to a click needs nothing back, and in a burst that echo was an eighth of
-    a click's time on the event loop. So the callback is posted here, as Discord documents
-    it (204, no body), and the interaction marked answered. Interaction callbacks carry
-    their own token and are outside the bot's rate limits. Once answered, this is `send`."""
+    """A click's private reply, as the interaction's first response, over `session`
+    (`bot.discord.callback`: posted directly, retried, else a follow-up in `locale`). Once
+    answered, this is `send`."""
     if interaction.response.is_done():
         await send(interaction, content=content, embeds=embeds, view=view)
         return
-    await post_private_reply(interaction, session, private_reply(content, embeds, view))
+    await post_private_reply(interaction, session, private_reply(content, embeds, view), locale)
 
 
 def private_reply(
@@ -162,22 +158,6 @@ def json_text(value: Any) -> str:
     each Bengali letter as six bytes and pads with spaces, a third more to encode, on the
     event loop, once a click."""
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-async def post_private_reply(
-    interaction: discord.Interaction, session: aiohttp.ClientSession, body: str
-) -> None:
-    """Posts `body` (`private_reply`'s) as the interaction's first response, over `session`
-    (see `reply_privately`)."""
-    url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
-    async with session.post(url, data=body.encode(), headers=_JSON) as answered:
-        if answered.status >= 300:
-            raise discord.HTTPException(answered, await answered.text())
-    # What `InteractionResponse.send_message` records: later replies become follow-ups.
-    interaction.response._response_type = discord.InteractionResponseType.channel_message
-
-
-_JSON = {"Content-Type": "application/json"}
 
 
 async def update(

@@ -17,6 +17,7 @@ from enum import Enum
 
 from bot.decks.format import GAME_SECONDS
 from bot.decks.model import Localized, Question
+from bot.decks.numerals import number
 from bot.domain.errors import QuizError
 from bot.domain.records import PostRecord
 
@@ -229,20 +230,21 @@ def step_of(post: PostRecord, game_id: int, number: int, of: int, seconds: int) 
 
 def game_settings(questions: object, seconds: object) -> tuple[int, int]:
     """The starter's numbers (typed words or ints), checked; the defaults for None."""
-    n = _number(questions, QUESTIONS, "game_questions")
-    s = _number(seconds, SECONDS, "game_seconds")
-    if not 1 <= n <= MOST_QUESTIONS:
+    n = _number(questions, QUESTIONS)
+    if n is None or not 1 <= n <= MOST_QUESTIONS:
         raise QuizError("game_questions", most=MOST_QUESTIONS)
-    if not FEWEST_SECONDS <= s <= MOST_SECONDS:
+    s = _number(seconds, SECONDS)
+    if s is None or not FEWEST_SECONDS <= s <= MOST_SECONDS:
         raise QuizError("game_seconds", fewest=FEWEST_SECONDS, most=MOST_SECONDS)
     return n, s
 
 
-def _number(value: object, default: int, key: str) -> int:
+def _number(value: object, default: int) -> int | None:
+    """None for what is no number: typed words are read as people type numbers
+    (`bot.decks.numerals`: ASCII or Bengali digits, at most nine; "²" is none, though
+    `isdigit` says it is, and so are 4,300 digits, past what `int()` reads)."""
     if value is None or value == "":
         return default
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, str) and value.strip().isdigit():
-        return int(value.strip())
-    raise QuizError(key, most=MOST_QUESTIONS, fewest=FEWEST_SECONDS)
+    return number(value.strip()) if isinstance(value, str) else None

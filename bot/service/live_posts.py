@@ -4,7 +4,9 @@ Both platforms rate-limit message edits per channel, so many clicks on one post 
 redraw every `interval` seconds (`Refresher`). A redraw and the reveal of one post never
 interleave: both hold the post's lock, and a redraw that gets the lock after the post closed
 draws nothing. Otherwise a redraw that waits out a rate limit could land after the reveal and
-bring the buttons back. The edits themselves are the platform's (`MessageEditor`).
+bring the buttons back. The edits themselves are the platform's (`MessageEditor`). A redraw
+the platform refused for now is tried again until the count shows what is stored
+(`bot.service.refresh`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from typing import Protocol
 
 from bot.domain.clock import Clock
 from bot.domain.post import PostView, Reveal
+from bot.service.ports import StoreUnavailable
 from bot.service.quiz import Quiz
-from bot.service.refresh import Refresher
+from bot.service.refresh import Refresher, TryLater
 
 log = logging.getLogger("quizbot.posts")
 
@@ -31,7 +34,9 @@ class MessageEditor(Protocol):
     """How a platform edits a question message it sent (Slack: with one workspace's token)."""
 
     async def redraw(self, view: PostView) -> None:
-        """Draws the open post again (its count); best effort, a failure is logged."""
+        """Draws the open post again (its count). Raises `TryLater` when the platform refused
+        for now (a rate limit, a 5xx, no answer), so it is tried again; any other failure
+        (the message gone) is logged, as the reveal will meet it too."""
         ...
 
     async def reveal(self, reveal: Reveal) -> str | None:
@@ -108,6 +113,9 @@ class LivePosts:
         if entry is None or entry.editor is None:
             return
         async with entry.lock:
-            view = await self._quiz.view(post_id)  # read inside the lock: closed since?
+            try:
+                view = await self._quiz.view(post_id)  # read inside the lock: closed since?
+            except StoreUnavailable as error:
+                raise TryLater("the database is unavailable") from error
             if view.post.is_open and view.post.message_ref:
                 await entry.editor.redraw(view)

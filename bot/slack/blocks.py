@@ -3,7 +3,10 @@
 The models check Slack's limits in `to_dict()`, so a payload that Slack would refuse fails
 here first. Deck text only ever goes into plain_text objects, which Slack never parses: a
 question about `*args` or `__init__` shows as written, and `<!channel>` pings nobody. mrkdwn
-carries only the bot's own words (escaped) and mentions from `mrkdwn.placeholder`.
+carries only the bot's own words (escaped) and mentions from `mrkdwn.placeholder`, and what
+players typed (problem reports): such sections are `verbatim`, so Slack makes no link of an
+address and no mention of a name in them, and the text is escaped (`&`, `<`, `>`), so
+`<https://evil|click>` and `<!channel>` show as the characters typed.
 """
 
 from __future__ import annotations
@@ -95,13 +98,19 @@ def _plain(text: str) -> SectionBlock:
 
 
 @functools.lru_cache(maxsize=4096)
-def _section(md: str) -> SectionBlock:
-    return SectionBlock(text=MarkdownTextObject(text=clip_markup(md, SECTION_LIMIT)))
+def _section(md: str, verbatim: bool = False) -> SectionBlock:
+    """mrkdwn; `verbatim` when it may carry what players typed (no links or mentions made
+    of it: only the `<...>` the bot wrote, escaping the rest, stay links and mentions)."""
+    text = clip_markup(md, SECTION_LIMIT)
+    return SectionBlock(text=MarkdownTextObject(text=text, verbatim=True if verbatim else None))
 
 
 @functools.lru_cache(maxsize=4096)
-def _context(md: str) -> ContextBlock:
-    return ContextBlock(elements=[MarkdownTextObject(text=clip_markup(md, CONTEXT_LIMIT))])
+def _context(md: str, verbatim: bool = False) -> ContextBlock:
+    text = clip_markup(md, CONTEXT_LIMIT)
+    return ContextBlock(
+        elements=[MarkdownTextObject(text=text, verbatim=True if verbatim else None)]
+    )
 
 
 def _button(label: str, action_id: str, value: str, style: str | None = None) -> ButtonElement:
@@ -283,16 +292,18 @@ def feedback_reply(feedback: RunFeedback) -> Reply:
 
 
 def _board_blocks(msg: messages.BoardMessage) -> list[Block]:
-    """Texts with a user in them are mrkdwn (for the mention); the rest, deck titles among
-    them, are plain text."""
+    """Texts with a user in them are mrkdwn (for the mention), verbatim (a report's lines
+    carry what a player typed); the rest, deck titles among them, are plain text."""
     title: Block = (
-        _section(f"*{with_mentions(msg.title)}*") if has_mention(msg.title) else _header(msg.title)
+        _section(f"*{with_mentions(msg.title)}*", verbatim=True)
+        if has_mention(msg.title)
+        else _header(msg.title)
     )
     body = "\n".join(msg.lines)
-    lines = _section(with_mentions(body)) if has_mention(body) else _plain(body)
+    lines = _section(with_mentions(body), verbatim=True) if has_mention(body) else _plain(body)
     blocks: list[Block] = [title, lines]
     if msg.you:
-        blocks.append(_context(with_mentions(msg.you)))
+        blocks.append(_context(with_mentions(msg.you), verbatim=True))
     return blocks
 
 
@@ -342,10 +353,11 @@ def notice_reply(message: str) -> Reply:
 
 
 def mention_reply(message: str) -> Reply:
-    """UI text that names users (`mrkdwn.placeholder`) and carries what players wrote: one
-    mrkdwn section, everything escaped but the mentions."""
+    """UI text that names users (`mrkdwn.placeholder`) and carries what players wrote (the
+    daily summary of problem reports): one verbatim mrkdwn section, everything escaped but
+    the mentions."""
     md = clip_markup(with_mentions(message), SECTION_LIMIT)
-    return Reply(md, [_section(md)])
+    return Reply(md, [_section(md, verbatim=True)])
 
 
 def reset_confirm(locale: str, season: int) -> Reply:

@@ -182,7 +182,9 @@ class Commands:
             await self._say(req, text(await self._locale(req), "game.stopping"))
             return
         words = list(cmd.args)
-        deck = _lower(words.pop(0)) if words and not words[0].isdigit() else None
+        # A first word of digits is a count (isdecimal, not isdigit: "²" is no number, so it
+        # is read as a deck and refused as one); the game reads the numbers.
+        deck = _lower(words.pop(0)) if words and not words[0].isdecimal() else None
         numbers = [*words, None, None]
         game = await self._games.start(req.actor, req.channel_id, deck, numbers[0], numbers[1])
         await self._say(req, text(game.locale, "game.starting"))

@@ -9,12 +9,17 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.domain.post import PostView, Reveal
+from bot.service.refresh import TryLater
 from bot.slack import blocks
 
 log = logging.getLogger("quizbot.slack")
 CANNOT_POST = frozenset({"not_in_channel", "channel_not_found", "is_archived", "restricted_action"})
 SENDING_FAILED = (SlackApiError, aiohttp.ClientError, TimeoutError)
 """What a Web API call raises when Slack refuses it or cannot be reached (after retries)."""
+PASSING = frozenset(
+    {"ratelimited", "internal_error", "fatal_error", "service_unavailable", "request_timeout"}
+)
+"""Refusals that say "not now" rather than "never": a redraw that meets one is tried again."""
 UNCONFIRMED = "post_unconfirmed"
 """The code of a post Slack may or may not have made (a 5xx, a timeout, a dropped connection):
 it is not sent again (`bot.slack.client.NOT_IDEMPOTENT`), and the poster is told."""
@@ -47,6 +52,19 @@ def error_code(error: BaseException) -> str:
     return type(error).__name__
 
 
+def retry_after(error: SlackApiError) -> float | None:
+    """The seconds Slack asked to wait (`Retry-After`), if it said."""
+    headers = error.response.headers or {}
+    for name, value in headers.items():
+        if str(name).lower() == "retry-after":
+            said = value[0] if isinstance(value, list | tuple) and value else value
+            try:
+                return float(said)
+            except (TypeError, ValueError):
+                return None
+    return None
+
+
 async def send(client: AsyncWebClient, view: PostView) -> str:
     """Sends the question message; its `channel:ts` ref. Raises CannotPost when Slack refuses
     the channel, and whatever else the call raised otherwise."""
@@ -74,12 +92,21 @@ class Editor:
         self.client = client
 
     async def redraw(self, view: PostView) -> None:
+        """The "N answered" count drawn again. A rate limit the client's retries did not
+        outlast, a 5xx or no answer raises `TryLater` (honouring Retry-After), so the count
+        is drawn once Slack takes it; a message deleted or a channel left is only logged (the
+        reveal will tell)."""
         channel, ts = split_ref(view.post.message_ref or "")
         payload = blocks.question_post(view).payload()
         try:
             await self.client.chat_update(channel=channel, ts=ts, **payload)
-        except SENDING_FAILED as error:  # deleted, or the bot left: the reveal will tell
-            log.warning("redraw of post %s failed: %s", view.post.id, error_code(error))
+        except SlackApiError as error:
+            code = error_code(error)
+            if code in PASSING or error.response.status_code >= 500:
+                raise TryLater(code, retry_after(error)) from error
+            log.warning("redraw of post %s failed: %s", view.post.id, code)
+        except (aiohttp.ClientError, TimeoutError) as error:
+            raise TryLater(error_code(error)) from error
 
     async def reveal(self, reveal: Reveal) -> str | None:
         post = reveal.view.post

@@ -18,6 +18,21 @@ Messages the bot creates are kept (channel ones and ephemeral ones alike) so a t
 click their buttons with the payload Discord would send: the message as stored. A form (a
 modal, callback type 9) is kept with its interaction, so a test can send it back filled in
 (a MODAL_SUBMIT interaction, type 5).
+
+An interaction takes one response, as on Discord: a second is answered 400 (code 40060,
+"already acknowledged"), and a follow-up before any response 404 (10015, Unknown Webhook).
+
+Faults (tests/faults.py): `fake.faults` is the fault plan, keyed by the route constants
+below (`CALLBACK`, `FOLLOWUP`, `ORIGINAL`, `POST_MESSAGE`, `EDIT_MESSAGE`):
+
+    fake.faults.next(CALLBACK, failed(500))                    # the callback not taken
+    fake.faults.next(CALLBACK, failed(500, after_work=True))   # taken (and shown), then 500
+    fake.faults.next(EDIT_MESSAGE, rate_limited(2), times=3)   # 429s with retry_after 2
+    fake.faults.next(POST_MESSAGE, failed(500, after_work=True))  # posted, unconfirmed
+
+A fault is answered as Discord answers (`{"message": ..., "code": 0}`; a 429 carries
+`retry_after` and `Retry-After`). The gateway: `drop("abort")` cuts the connection (the
+client sees close code 1006), `drop("close")` sends a close frame with code 4000 (or `code=`).
 """
 
 from __future__ import annotations
@@ -34,6 +49,8 @@ from typing import Any, Literal
 
 import discord
 from aiohttp import WSMsgType, web
+
+from tests.faults import Fault, FaultPlan, retry_after_header
 
 APP_ID = 900000000000000001
 BOT = {
@@ -58,11 +75,27 @@ HEARTBEAT, IDENTIFY, RESUME, RECONNECT, INVALID_SESSION = 1, 2, 6, 7, 9
 RESUMABLE_CLOSE = 4000
 """Discord's "unknown error" close code: the client should reconnect and resume."""
 
+ABNORMAL_CLOSE = 1006
+"""What a client reports when the connection ends without a close frame ("abort")."""
+
 Drop = Literal["abort", "close", "reconnect", "invalidate"]
-"""How `FakeDiscord.drop` ends a connection: "abort" cuts it without a close frame; "close"
-closes it with code 4000; "reconnect" sends op 7 RECONNECT (the client closes and resumes);
-"invalidate" sends op 9 INVALID_SESSION with d=false and ends the session (the client must
-IDENTIFY again)."""
+"""How `FakeDiscord.drop` ends a connection: "abort" cuts it without a close frame (the
+client sees 1006); "close" closes it with code 4000 (or the `code` given); "reconnect" sends
+op 7 RECONNECT (the client closes and resumes); "invalidate" sends op 9 INVALID_SESSION with
+d=false and ends the session (the client must IDENTIFY again)."""
+
+API = "/api/v10"
+CALLBACK = "POST /interactions/{id}/{token}/callback"
+"""The routes a fault plan names (`fake.faults.next(CALLBACK, ...)`): the interaction
+callback (the first response), a follow-up, the original response (read or edited), a
+channel message posted or edited."""
+FOLLOWUP = "POST /webhooks/{app}/{token}"
+ORIGINAL = "GET /webhooks/{app}/{token}/messages/{message}"
+EDIT_ORIGINAL = "PATCH /webhooks/{app}/{token}/messages/{message}"
+POST_MESSAGE = "POST /channels/{channel}/messages"
+EDIT_MESSAGE = "PATCH /channels/{channel}/messages/{message}"
+ALREADY_ACKNOWLEDGED = 40060
+UNKNOWN_WEBHOOK = 10015
 
 
 def as_json(data: Any, status: int = 200) -> web.Response:
@@ -133,6 +166,8 @@ class Interaction:
     payload: dict[str, Any]
     sent_at: float
     callbacks: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
+    refused: list[dict[str, Any]] = field(default_factory=list)
+    """Responses sent after the first was taken (answered 400, 40060)."""
     followups: list[dict[str, Any]] = field(default_factory=list)
     followup_ids: list[str] = field(default_factory=list)
     original_edits: list[dict[str, Any]] = field(default_factory=list)
@@ -188,6 +223,8 @@ class FakeDiscord:
         self._nonces: dict[tuple[str, str], str] = {}
         """(channel, nonce) -> message id: with `enforce_nonce`, Discord answers a repeat of a
         recent nonce with the message it already created."""
+        self.faults = FaultPlan()
+        """What the next calls of a route meet (tests/faults.py)."""
         self._ids = itertools.count(1)
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -196,8 +233,10 @@ class FakeDiscord:
     # Running -------------------------------------------------------------
 
     async def start(self) -> None:
-        app = web.Application(middlewares=[self._record])
-        api = "/api/v10"
+        app = web.Application(
+            middlewares=[self._record, self.faults.middleware(_route_of, _fault_answer)]
+        )
+        api = API
         app.router.add_get(f"{api}/users/@me", self._me)
         app.router.add_get(f"{api}/oauth2/applications/@me", self._application)
         app.router.add_get(f"{api}/gateway/bot", self._gateway_bot)
@@ -209,6 +248,9 @@ class FakeDiscord:
         app.router.add_post(f"{api}/webhooks/{{app}}/{{token}}", self._followup)
         app.router.add_patch(
             f"{api}/webhooks/{{app}}/{{token}}/messages/{{message}}", self._edit_webhook
+        )
+        app.router.add_get(
+            f"{api}/webhooks/{{app}}/{{token}}/messages/{{message}}", self._get_webhook
         )
         app.router.add_delete(
             f"{api}/webhooks/{{app}}/{{token}}/messages/{{message}}", self._delete_webhook
@@ -240,6 +282,7 @@ class FakeDiscord:
         return f"ws://127.0.0.1:{self.url.rsplit(':', 1)[1]}{RESUME_PATH}"
 
     async def stop(self) -> None:
+        self.faults.clear()
         for ws in list(self.sessions.values()):
             await ws.close()
         if self._runner is not None:
@@ -369,7 +412,9 @@ class FakeDiscord:
     def connected(self, shard_id: int = 0) -> bool:
         return shard_id in self.sessions
 
-    async def drop(self, how: Drop = "abort", shard_id: int = 0) -> GatewaySession:
+    async def drop(
+        self, how: Drop = "abort", shard_id: int = 0, code: int = RESUMABLE_CLOSE
+    ) -> GatewaySession:
         """Ends the shard's live connection `how`; from now on its dispatches queue in the
         session (or, after "invalidate", the shard has no session until it IDENTIFYs)."""
         session = self.gateway_sessions[shard_id]
@@ -383,7 +428,7 @@ class FakeDiscord:
             assert transport is not None
             transport.abort()
         elif how == "close":
-            await ws.close(code=RESUMABLE_CLOSE, message=b"unknown error")
+            await ws.close(code=code, message=b"unknown error")
         elif how == "reconnect":
             await ws.send_json({"op": RECONNECT, "d": None, "s": None, "t": None})
         else:
@@ -494,7 +539,15 @@ class FakeDiscord:
         # (`with_response`, as discord.py always asks).
         echo = request.query.get("with_response") in ("1", "true", "True")
         body = await request.json()
-        assert not record.callbacks, "an interaction takes one response"
+        if record.callbacks:  # an interaction takes one response
+            record.refused.append(body)
+            return as_json(
+                {
+                    "message": "Interaction has already been acknowledged.",
+                    "code": ALREADY_ACKNOWLEDGED,
+                },
+                status=400,
+            )
         if self.refuse_callbacks and body["type"] in (4, 5):
             self.refuse_callbacks -= 1
             return as_json({"message": "Invalid Form Body", "code": 50035}, status=400)
@@ -531,7 +584,8 @@ class FakeDiscord:
     async def _followup(self, request: web.Request) -> web.Response:
         record = self.interactions[request.match_info["token"]]
         assert request.query.get("wait") in ("1", "true", "True")
-        assert record.callbacks, "a follow-up needs a response first"
+        if not record.callbacks:  # a follow-up needs a response first
+            return as_json({"message": "Unknown Webhook", "code": UNKNOWN_WEBHOOK}, status=404)
         data = await request.json()
         record.followups.append(data)
         first_kind = record.callbacks[0][1]["type"]
@@ -551,6 +605,14 @@ class FakeDiscord:
         data = await request.json()
         record.original_edits.append(data)
         return as_json(self._apply(record.original_id, data))
+
+    async def _get_webhook(self, request: web.Request) -> web.Response:
+        record = self.interactions[request.match_info["token"]]
+        assert request.match_info["message"] == "@original"
+        message = self.messages.get(record.original_id or "")
+        if message is None:
+            return as_json({"message": "Unknown Message", "code": 10008}, status=404)
+        return as_json(message)
 
     async def _delete_webhook(self, request: web.Request) -> web.Response:
         record = self.interactions[request.match_info["token"]]
@@ -681,6 +743,33 @@ class FakeDiscord:
             for _, body in record.callbacks
             if body["type"] == MODAL
         ]
+
+
+def _route_of(request: web.Request) -> str | None:
+    """A REST request's route in the fault plan (`CALLBACK`, ...); None for the gateway."""
+    if not request.path.startswith(API):
+        return None
+    resource = request.match_info.route.resource
+    canonical = resource.canonical if resource is not None else request.path
+    return f"{request.method} {canonical.removeprefix(API)}"
+
+
+def _fault_answer(fault: Fault) -> web.Response:
+    """A planned fault, as Discord says it."""
+    assert fault.status is not None
+    headers = retry_after_header(fault)
+    if fault.status == 429:
+        body = {"message": "You are being rate limited.", "retry_after": fault.retry_after or 1.0}
+        return web.Response(
+            body=json.dumps({**body, "global": False}).encode(),
+            status=429,
+            content_type="application/json",
+            # discord.py takes a 429 without `Via` for a Cloudflare ban, and gives up
+            headers={**headers, "X-RateLimit-Scope": "user", "Via": "1.1 google"},
+        )
+    response = as_json({"message": f"{fault.status}: Server Error", "code": 0}, fault.status)
+    response.headers.update(headers)
+    return response
 
 
 def missing_access() -> web.Response:

@@ -213,3 +213,20 @@ async def test_the_summary_goes_to_a_setter_only_while_they_manage_the_server(
     await digest.send(clock.now())
     assert [len(bot.fake.dms_to(p)) for p in (OWNER, ADMIN.id)] == [2, 1]
     assert "two" in bot.fake.dms_to(OWNER)[-1]["content"]
+
+
+async def test_question_health_shows_what_players_typed_as_plain_text(bot: DiscordBot) -> None:
+    """/quizadmin report (issue 32, finding 11): a masked link, an address, a mention and
+    markdown typed into a report show as the characters typed, as in the summary DM; the
+    reporter's own mention stays one."""
+    (reply,) = await answered(bot, (ALICE, False))
+    opened, _ = await open_form(bot, reply, ALICE)
+    typed = "[Verify here](https://evil.example/v) <@199> <#1> **now** https://evil.example/x"
+    await bot.reply(await bot.submit(opened, {"reason": "other", "details": typed}, by=ALICE))
+
+    health = await bot.run("quizadmin", "report", by=ADMIN, deck="basics")
+    (line,) = [x for x in health.embed["description"].split("\n") if "evil" in x]
+    assert line.endswith(
+        f"· Something else · <@{ALICE.id}>: \\[Verify here](`https://evil.example/v)` "
+        "\\<@199> \\<#1> \\*\\*now\\*\\* `https://evil.example/x`"
+    )

@@ -1,9 +1,9 @@
 """Reliability and security of the Slack side: the real bot (in this process, or as the
 `quizbot run` subprocess) against a local fake of Slack that can fail on purpose.
 
-- `FaultySlack`: tests/slack/fake_slack.py's FakeSlack, plus faults queued per Web API method
-  (or "response_url"): a 429 with Retry-After, a 500, a hang past the client's timeout, or a
-  connection closed without an answer. Every attempt is counted.
+- `FaultySlack`: tests/slack/fake_slack.py's FakeSlack, whose fault plan (tests/faults.py)
+  queues faults per Web API method (or "response_url"): a 429 with Retry-After, a 500, a hang
+  past the client's timeout, a connection closed without an answer. Every attempt is counted.
 - `make_live`: build_app + build_slack + web_app on loopback, on a SQLite file or a store the
   test passes (PostgreSQL through a proxy it can cut).
 - `BotProcess`: `python -m bot run --config ...` in HTTP mode, its stderr (JSON log lines) kept.
@@ -25,9 +25,8 @@ import socket
 import sqlite3
 import sys
 import time
-from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,7 @@ from bot.observability.ops import ops_listener
 from bot.service.ports import QuizStore
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
+from tests.faults import Fault, dropped, failed, hung, rate_limited
 from tests.slack.fake_slack import FakeSlack, Workspace
 from tests.slack.harness import SIGNING_SECRET, SlackTester
 from tests.storage.databases import (
@@ -158,62 +158,30 @@ admins = {json.dumps(list(admins))}
 # The fake Slack, with faults ----------------------------------------------------------
 
 FAULTS = ("429", "500", "hang", "close")
+HANG_SECONDS = 3.0
+
+
+def fault_named(name: str) -> Fault:
+    """The faults these tests name, as tests/faults.py plans them: "429" (Retry-After 1),
+    "500", "500-done" (the call is done, then answered 500), "hang" (no answer for
+    HANG_SECONDS), "close" (the connection is closed without an answer)."""
+    return {
+        "429": rate_limited(1),
+        "500": failed(500),
+        "500-done": failed(500, after_work=True),
+        "hang": hung(HANG_SECONDS),
+        "close": dropped(),
+    }[name]
 
 
 @dataclass
 class FaultySlack(FakeSlack):
-    """FakeSlack whose next calls of a method can fail, in the order queued in `faults`."""
-
-    faults: dict[str, list[str]] = field(default_factory=dict)
-    """method (or "response_url") -> faults for its next calls: "429" (with Retry-After:
-    `retry_after`), "500", "500-done" (the call is done, then answered 500), "hang" (no
-    answer for `hang_seconds`), "close" (the connection is closed without an answer)."""
-    hang_seconds: float = 3.0
-    attempts: Counter[str] = field(default_factory=Counter)
-    """Every request per method (or "response_url"), faulted or not."""
-    injected: list[tuple[str, str]] = field(default_factory=list)
-    """(method, fault) for each fault served."""
+    """FakeSlack with the reliability tests' token, closing each connection after its
+    answer; its fault plan (`faults`, tests/faults.py) makes calls fail on purpose."""
 
     def __post_init__(self) -> None:
         self.tokens = {BOT_TOKEN: Workspace("T1")}
         self.keep_alive = False  # `settle` waits for every task a request started
-
-    async def _api(self, request: web.Request) -> web.StreamResponse:
-        method = request.match_info["method"]
-        faulted = await self._fault(method, request)
-        return faulted if faulted is not None else await super()._api(request)
-
-    async def _respond(self, request: web.Request) -> web.StreamResponse:
-        faulted = await self._fault("response_url", request)
-        return faulted if faulted is not None else await super()._respond(request)
-
-    async def _fault(self, name: str, request: web.Request) -> web.StreamResponse | None:
-        self.attempts[name] += 1
-        await request.read()  # the whole request arrived; aiohttp keeps it for the handler
-        queue = self.faults.get(name)
-        if not queue:
-            return None
-        fault = queue.pop(0)
-        self.injected.append((name, fault))
-        if fault == "429":
-            return web.json_response(
-                {"ok": False, "error": "ratelimited"},
-                status=429,
-                headers={"Retry-After": str(self.retry_after)},
-            )
-        if fault == "500":
-            return web.json_response({"ok": False, "error": "internal_error"}, status=500)
-        if fault == "500-done":
-            await FakeSlack._api(self, request)
-            return web.json_response({"ok": False, "error": "internal_error"}, status=500)
-        if fault == "hang":
-            await asyncio.sleep(self.hang_seconds)
-            return web.json_response({"ok": False, "error": "too_late"}, status=504)
-        if fault == "close":
-            assert request.transport is not None
-            request.transport.abort()
-            return web.Response(status=500)  # never arrives
-        raise AssertionError(fault)
 
     def successful(self, method: str) -> list[Any]:
         return [c for c in self.api(method) if c.status == 200 and (c.answer or {}).get("ok")]

@@ -16,6 +16,7 @@ from tests.reliability.conftest import (
     LiveFactory,
     Shot,
     eventually,
+    fault_named,
     reply_text,
     send_click,
 )
@@ -32,7 +33,8 @@ async def test_each_slack_call_is_retried(
     live = await make_live()
     fake = live.fake
     retried = METHODS if fault == "429" else METHODS[1:]
-    fake.faults = {method: [fault] for method in retried}
+    for method in retried:
+        fake.faults.next(method, fault_named(fault))
 
     post_id = await live.post()  # chat.postMessage: the fault (429), then the retry
     assert live.command_elapsed < 3.0, f"/quiz post was acked after {live.command_elapsed:.2f}s"
@@ -46,9 +48,10 @@ async def test_each_slack_call_is_retried(
         return any("1 answered" in str(u.params.get("blocks")) for u in updates)
 
     await eventually(redrawn)
-    retries = {m: fake.attempts[m] - 1 for m in retried}
-    print(f"\n{fault}: faults injected {len(fake.injected)}, retries seen by the fake {retries}")
-    assert sorted(fake.injected) == sorted((m, fault) for m in retried)
+    retries = {m: fake.faults.attempts[m] - 1 for m in retried}
+    served = fake.faults.served
+    print(f"\n{fault}: faults injected {len(served)}, retries seen by the fake {retries}")
+    assert sorted((m, f) for m, f in served) == sorted((m, fault_named(fault)) for m in retried)
     assert all(n >= 1 for n in retries.values()), retries
     assert len(fake.successful("chat.postMessage")) == 1  # the question posted once
     assert len(fake.replies("click")) == 1  # and the reply sent once
@@ -63,11 +66,11 @@ async def test_a_question_post_that_may_have_arrived_is_not_sent_twice(
     posted and then failed, two messages appeared and only the second became the post."""
     monkeypatch.setattr("bot.slack.client.TIMEOUT", TIMEOUT)
     live = await make_live()
-    live.fake.faults = {"chat.postMessage": [fault]}
+    live.fake.faults.next("chat.postMessage", fault_named(fault))
     sent = await live.tester.command(f"post {DECK} {QUESTION}", user="UPOSTER")
     assert sent.status == 200
     told = reply_text(await live.reply(sent.key))
     print(f"\n{fault}: the poster is told: {told!r}")
-    assert live.fake.attempts["chat.postMessage"] == 1  # tried once, never again
+    assert live.fake.faults.attempts["chat.postMessage"] == 1  # tried once, never again
     assert told.startswith("Slack did not confirm that the question was posted, so I did not")
     assert await live.app.store.open_questions("slack:T1") == {}  # withdrawn: no open post

@@ -3,6 +3,22 @@
 Like bolt's own tests/mock_web_api_server, but on aiohttp in the test's event loop: the Web
 API under /api/<method>, response_url endpoints under /respond/<key>, and a Socket Mode
 websocket under /ws. Every call is recorded, in order.
+
+Faults (tests/faults.py): `fake.faults` is the fault plan, keyed by Web API method or
+"response_url":
+
+    fake.faults.next("chat.update", rate_limited(retry_after=2), times=3)  # 429s
+    fake.faults.next("chat.postMessage", failed(500, after_work=True))     # posted, then 500
+    fake.faults.next("response_url", failed(503))
+    fake.faults.next("response_url", dropped())                           # connection cut
+    fake.faults.next("chat.postMessage", hung(3))                         # no answer for 3 s
+
+A fault is answered as Slack answers (`{"ok": false, "error": "ratelimited"}` with
+`Retry-After`, `internal_error` for a 5xx). Socket Mode: `await fake.drop_socket()` cuts the
+bot's websocket without a close frame (the SDK notices on its next ping and reconnects),
+`drop_socket("close")` closes it as Slack does when it moves a connection (the SDK reconnects
+at once); envelopes sent meanwhile wait for the new connection. The older knobs (`throttle`,
+`errors`, `slow`) stay for the tests written with them.
 """
 
 from __future__ import annotations
@@ -15,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import WSMsgType, web
+
+from tests.faults import Fault, FaultPlan, retry_after_header
 
 BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
@@ -73,6 +91,8 @@ class FakeSlack:
     """Set when a call was answered with 429."""
     oauth_codes: dict[str, str] = field(default_factory=dict)
     """code -> team id that oauth.v2.access installs."""
+    faults: FaultPlan = field(default_factory=FaultPlan)
+    """What the next calls of a method (or "response_url") meet: tests/faults.py."""
     calls: list[Call] = field(default_factory=list)
     responses: list[Posted] = field(default_factory=list)
     socket_received: list[dict[str, Any]] = field(default_factory=list)
@@ -80,12 +100,15 @@ class FakeSlack:
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _sockets: list[web.WebSocketResponse] = field(default_factory=list)
+    _socket_transports: dict[int, asyncio.BaseTransport | None] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
 
     # Server ---------------------------------------------------------------------
 
     async def start(self) -> None:
-        application = web.Application()
+        application = web.Application(
+            middlewares=[self.faults.middleware(_route_of, self._fault_answer)]
+        )
         application.router.add_post("/api/{method}", self._api)
         application.router.add_get("/api/{method}", self._api)
         application.router.add_post("/respond/{key}", self._respond)
@@ -97,6 +120,7 @@ class FakeSlack:
         self.port = self._runner.addresses[0][1]
 
     async def stop(self) -> None:
+        self.faults.clear()
         for ws in list(self._sockets):
             await ws.close()
         if self._runner is not None:
@@ -118,6 +142,16 @@ class FakeSlack:
         """Waits until `predicate()` holds for what has been recorded."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), seconds)
+
+    def _fault_answer(self, fault: Fault) -> web.Response:
+        """A planned fault, as Slack says it."""
+        assert fault.status is not None
+        if fault.status == 429:
+            self.throttled.set()
+        error = "ratelimited" if fault.status == 429 else "internal_error"
+        return web.json_response(
+            {"ok": False, "error": error}, status=fault.status, headers=retry_after_header(fault)
+        )
 
     # Web API --------------------------------------------------------------------
 
@@ -254,6 +288,7 @@ class FakeSlack:
     async def _socket(self, request: web.Request) -> web.WebSocketResponse:
         ws = web.WebSocketResponse(autoping=True)
         await ws.prepare(request)
+        self._socket_transports[id(ws)] = request.transport
         await self._add(self._sockets, ws)
         await ws.send_json(
             {
@@ -267,12 +302,31 @@ class FakeSlack:
             if message.type == WSMsgType.TEXT:
                 data: dict[str, Any] = json.loads(message.data)
                 await self._add(self.socket_received, data)
-        self._sockets.remove(ws)
+        if ws in self._sockets:
+            self._sockets.remove(ws)
+        self._socket_transports.pop(id(ws), None)
         return ws
 
     async def socket_send(self, envelope: dict[str, Any]) -> None:
-        await self.until(lambda: bool(self._sockets))
+        await self.until(lambda: bool(self._sockets), 60)
         await self._sockets[-1].send_json(envelope)
+
+    @property
+    def socket_connections(self) -> int:
+        """How many Socket Mode connections were opened so far."""
+        return len(self.api("apps.connections.open"))
+
+    async def drop_socket(self, how: str = "abort") -> None:
+        """Ends the bot's live Socket Mode connection: "abort" cuts it without a close frame,
+        "close" closes it (1001, as Slack does when it moves a connection). Envelopes sent from
+        now on wait for the next connection."""
+        ws = self._sockets.pop()  # no envelope goes to it any more
+        if how == "abort":
+            transport = self._socket_transports.get(id(ws))
+            assert transport is not None
+            transport.abort()
+        else:
+            await ws.close(code=1001, message=b"going away")
 
     # Reading what was recorded ------------------------------------------------------
 
@@ -286,3 +340,12 @@ class FakeSlack:
         """The `count`-th post to response_url `key` (waits for it)."""
         await self.until(lambda: len(self.replies(key)) >= count, seconds)
         return self.replies(key)[count - 1]
+
+
+def _route_of(request: web.Request) -> str | None:
+    """A request's route in the fault plan: the Web API method, or "response_url"."""
+    if request.path.startswith("/api/"):
+        return request.match_info.get("method")
+    if request.path.startswith("/respond/"):
+        return "response_url"
+    return None

@@ -149,3 +149,27 @@ async def test_refusals_and_a_stop_that_reveals_and_gives_the_results(
     assert "🥇 <@U3> · 1" in results and "1 played." in results
     none = await slack.fake.reply((await slack.tester.command("game stop", user="U1")).key)
     assert all_text(none["blocks"]) == "There is no game running in this channel."
+
+
+async def test_numbers_that_are_not_decimal_or_too_long_get_words_not_a_traceback(
+    slack: Slack, caplog: Any
+) -> None:
+    """`²` is a digit to Python's isdigit but no number to int(); a number of 4,300 digits
+    is past int()'s limit (issue 32, finding 12). Each gets the refusal in words; Bengali
+    digits are numbers."""
+    most = "A game has 1 to 50 questions: /quiz game [deck] [questions] [seconds]."
+    said = []
+    for words in ("game ²", f"game {TEST_DECK} ²", f"game {'1' * 4300}", f"game {TEST_DECK} 3 ²"):
+        sent = await slack.tester.command(words, user="U1")
+        said.append(all_text((await slack.fake.reply(sent.key))["blocks"]))
+    assert said[0] == "There is no deck “²”. Decks: basics, " + said[0].split("basics, ", 1)[1]
+    assert said[1:3] == [most, most]
+    assert said[3].startswith("Each question of a game lasts 10 to 120 seconds")
+    assert not any(r.exc_info for r in caplog.records), "a traceback was logged"
+
+    sent = await slack.tester.command(f"game {TEST_DECK} ২ ১৫", user="U1")
+    assert all_text((await slack.fake.reply(sent.key))["blocks"]) == (
+        "Game on! The first question comes in a few seconds."
+    )
+    game = await slack.app.store.running_game("slack:T1", "C1")
+    assert game is not None and (game.rounds, game.seconds) == (2, 15)
