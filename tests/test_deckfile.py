@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import time
@@ -133,6 +134,49 @@ def test_a_one_language_deck_writes_plain_strings() -> None:
     }
     numbers = deck.questions[1]
     assert [c.text for c in numbers.choices] == [{"en": "8"}, {"en": "1024"}]
+    assert (question.seconds, numbers.seconds) == (None, 30)
+
+
+def test_a_question_may_ask_for_its_own_time_within_limits(tmp_path: Path) -> None:
+    base = (
+        "title: t\nlocales: [en]\nquestions:\n"
+        "  - id: q\n    text: Which?\n    choices: [a, b, c]\n    answer: 0\n"
+        "    explanation: Because.\n    seconds: "
+    )
+    for fine in ("10", "300", "60"):
+        deck, problems = load_one(write(tmp_path / "fine.yaml", base + fine + "\n"))
+        assert problems == []
+        assert deck is not None and deck.questions[0].seconds == int(fine)
+    for value, message in [
+        ("5", "seconds is 5; it must be a whole number of seconds from 10 to 300"),
+        ("301", "seconds is 301; it must be a whole number of seconds from 10 to 300"),
+        ("-20", "seconds is -20; it must be a whole number of seconds from 10 to 300"),
+        ("45.5", "seconds must be a whole number of seconds from 10 to 300, such as 60"),
+        ("true", "seconds must be a whole number of seconds from 10 to 300, such as 60"),
+        ("'60'", "seconds must be a whole number of seconds from 10 to 300, such as 60"),
+        ("[60]", "seconds must be a whole number of seconds from 10 to 300, such as 60"),
+    ]:
+        path = write(tmp_path / "bad.yaml", base + value + "\n")
+        assert problems_in(path) == at(path, f"9:14: {message}"), value
+
+
+def test_a_deck_version_changes_with_a_questions_time_but_not_without_one(
+    tmp_path: Path,
+) -> None:
+    base = (
+        "title: t\nlocales: [en]\nquestions:\n"
+        "  - id: q\n    text: Which?\n    choices: [a, b, c]\n    answer: 0\n"
+        "    explanation: Because.\n"
+    )
+    untimed = load_one(write(tmp_path / "a.yaml", base))[0]
+    timed = load_one(write(tmp_path / "b.yaml", base + "    seconds: 60\n"))[0]
+    longer = load_one(write(tmp_path / "c.yaml", base + "    seconds: 90\n"))[0]
+    assert untimed is not None and timed is not None and longer is not None
+    assert len({untimed.version, timed.version, longer.version}) == 3
+    # A deck without any `seconds` keeps the version it had before the key existed.
+    assert untimed.version == hashlib.blake2s(
+        repr(untimed.questions).encode(), digest_size=5
+    ).hexdigest()
 
 
 def test_texts_stay_as_written_even_when_yaml_would_read_them_as_other_types(
@@ -678,6 +722,18 @@ def test_the_schema_rejects_what_an_editor_should_flag() -> None:
     deck = raw(GOOD / "one-language.yml")
     deck["questions"][0]["choices"] = ["only one"]
     assert schema_errors(schema, deck, schema) == ["$.questions[0].choices: fewer than 2 items"]
+
+
+def test_the_schema_bounds_a_questions_seconds() -> None:
+    schema = deck_json_schema()
+    deck = raw(GOOD / "one-language.yml")
+    assert deck["questions"][1]["seconds"] == 30
+    assert schema_errors(schema, deck, schema) == []
+    for wrong, error in [(5, "minimum 10"), (301, "maximum 300")]:
+        deck["questions"][1]["seconds"] = wrong
+        assert schema_errors(schema, deck, schema) == [f"$.questions[1].seconds: {error}"]
+    deck["questions"][1]["seconds"] = "60"
+    assert schema_errors(schema, deck, schema) == ["$.questions[1].seconds: not integer"]
 
 
 def test_the_schema_accepts_source_and_license_within_their_limits() -> None:

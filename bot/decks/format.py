@@ -23,6 +23,9 @@ MAX_SOURCE_CHARS = 500
 MAX_LICENSE_CHARS = 200
 MIN_CHOICES = 2
 MAX_CHOICES = 5
+MIN_SECONDS = 10
+MAX_SECONDS = 300
+"""A question's own `seconds`: the game's shortest timer, and five minutes."""
 
 ID_PATTERN = re.compile(r"[a-z0-9][a-z0-9-]*")
 LOCALE_PATTERN = re.compile(r"[a-z]{2,3}(-[A-Z][a-z]{3})?(-([A-Z]{2}|[0-9]{3}))?")
@@ -31,7 +34,7 @@ RESERVED_DECK_IDS = frozenset({"daily", "weekdays"})
 
 Kind = Literal[
     "id", "text", "string", "locales", "flag", "questions", "choices", "answer", "tags", "lint",
-    "names",
+    "names", "seconds",
 ]
 """What a key holds. A text is localized (a string per deck locale); a string is one plain value."""
 
@@ -140,6 +143,12 @@ QUESTION = Level(
         Field("tags", "tags"),
         Field("shuffle", "flag", "Overrides the deck's shuffle."),
         Field("lint", "lint", "What `quizbot validate` should not warn about for this question."),
+        Field(
+            "seconds",
+            "seconds",
+            f"The least time this question needs in a game, {MIN_SECONDS} to {MAX_SECONDS} "
+            f"seconds (reading, and any arithmetic); a game gives it at least this.",
+        ),
     ),
 )
 

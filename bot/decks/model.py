@@ -40,6 +40,10 @@ class Question:
     shuffle: bool = True
     position: int = 1
     """1-based position in its deck: "question n of N"."""
+    seconds: int | None = field(default=None, repr=False)
+    """The least time the question needs in a game (the deck's `seconds:`), or None: the
+    game's own time. Left out of the repr, so a deck's `version` of questions without it
+    stays as it was before the key existed."""
 
     @property
     def right(self) -> Choice:
@@ -68,7 +72,9 @@ class Deck:
     def version(self) -> str:
         """A short hash of the questions as loaded: a problem report names it, so an author
         can tell a report about text since changed from one about the text as it is."""
-        return hashlib.blake2s(repr(self.questions).encode(), digest_size=5).hexdigest()
+        timed = [(q.id, q.seconds) for q in self.questions if q.seconds is not None]
+        said = repr(self.questions) + (repr(timed) if timed else "")
+        return hashlib.blake2s(said.encode(), digest_size=5).hexdigest()
 
     @property
     def default_locale(self) -> str:

@@ -14,7 +14,9 @@ from bot.decks.format import (
     LINT,
     MAX_CHOICES,
     MAX_QUESTION_CHARS,
+    MAX_SECONDS,
     MIN_CHOICES,
+    MIN_SECONDS,
     QUESTION,
     Field,
     Level,
@@ -96,6 +98,7 @@ class QuestionChecker:
         tags = self.tags(node.get("tags"))
         own_shuffle = deck.flag(node.get("shuffle"), "shuffle", default=shuffle)
         ignore = self.lint(node.get("lint"))
+        seconds = self.seconds(node.get("seconds"))
         self.check_question_length(node.get("text"), text, choices)
         texts = [c.text for c in choices or ()]
         parts = (question_id, text, choices, answer, explanation, tags, *texts)
@@ -113,6 +116,7 @@ class QuestionChecker:
             tags=tags,
             shuffle=own_shuffle,
             position=index + 1,
+            seconds=seconds,
         )
 
     def place(
@@ -153,6 +157,19 @@ class QuestionChecker:
             else:
                 self.deck.add(item, "a name in lint ignore must be a word, such as length-tell")
         return tuple(found)
+
+    def seconds(self, node: Node | None) -> int | None:
+        """The least time the question needs in a game, in whole seconds within the limits."""
+        if node is None:
+            return None
+        shape = f"a whole number of seconds from {MIN_SECONDS} to {MAX_SECONDS}"
+        if not (isinstance(node, Scalar) and type(node.value) is int):
+            self.deck.add(node, f"seconds must be {shape}, such as 60")
+            return None
+        if not MIN_SECONDS <= node.value <= MAX_SECONDS:
+            self.deck.add(node, f"seconds is {node.value}; it must be {shape}")
+            return None
+        return node.value
 
     def question_id(self, node: Node | None, seen: dict[str, int]) -> str | None:
         """Ids are stable forever (answers are stored by them), so they must be unique and plain."""

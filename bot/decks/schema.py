@@ -18,7 +18,9 @@ from bot.decks.format import (
     LOCALE_PATTERN,
     MAX_CHOICES,
     MAX_ID_LENGTH,
+    MAX_SECONDS,
     MIN_CHOICES,
+    MIN_SECONDS,
     QUESTION,
     Field,
     Level,
@@ -112,6 +114,8 @@ def _property(field: Field) -> dict[str, Any]:
             return {**_object(LINT), **about}
         case "names":
             return {"type": "array", **about, "items": {"enum": list(NAMES)}}
+        case "seconds":
+            return {"type": "integer", "minimum": MIN_SECONDS, "maximum": MAX_SECONDS, **about}
 
 
 def _text(field: Field) -> dict[str, Any]:
