@@ -6,8 +6,9 @@ import asyncio
 import contextlib
 import gc
 import logging
+import sys
 
-from bot.config import Config
+from bot.config import Config, SetupError
 from bot.decks.loading import DeckReport, load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock, SystemClock
@@ -19,6 +20,7 @@ from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
 from bot.service.services import Services
+from bot.service.supervision import Supervisor
 
 log = logging.getLogger("quizbot")
 
@@ -167,7 +169,9 @@ def check_platforms(config: Config) -> None:
 
 
 async def run_platforms(app: App) -> None:
-    """Runs every enabled platform in this process; when one stops, the others are stopped."""
+    """Runs every enabled platform in this process, with the game loop and the scheduler.
+    A platform that stops is started again; one that cannot work as configured stops the
+    process (`PlatformStopped`, or the SetupError of its first start)."""
     check_platforms(app.config)
     names = enabled_platforms(app.config)
     app.reload_on_sighup()
@@ -184,14 +188,67 @@ async def run_platforms(app: App) -> None:
 
 
 async def _run_each(app: App, names: list[str]) -> None:
+    """The loops and the platforms side by side, each supervised: a fault in one never
+    ends another (`bot.service.supervision`); only a platform that cannot work as
+    configured ends them all, with its reason."""
+    supervisor = Supervisor(app.clock)
     async with asyncio.TaskGroup() as group:
         group.create_task(app.scheduler.run())
         group.create_task(app.games.run())
         if "slack" in names:
             from bot.slack.runner import run_slack
 
-            group.create_task(run_slack(app))
+            group.create_task(supervisor.platform("Slack", lambda: run_slack(app), cannot_work))
         if "discord" in names:
             from bot.discord.runner import run_discord
 
-            group.create_task(run_discord(app))
+            group.create_task(supervisor.platform("Discord", lambda: run_discord(app), cannot_work))
+
+
+DISCORD_FATAL_CLOSES = {
+    4004: "Discord refused DISCORD_TOKEN (gateway close 4004)",
+    4010: "Discord refused the shard settings (gateway close 4010): check [discord] shard_ids",
+    4011: "Discord requires sharding for this bot (gateway close 4011): set [discord] shard_count",
+    4012: "Discord refused the gateway version (gateway close 4012): upgrade quizbot",
+    4013: "Discord refused the gateway intents (gateway close 4013)",
+    4014: "the bot asks for an intent not enabled in the Developer Portal (gateway close 4014)",
+}
+"""Gateway closes that no reconnect fixes (discord.py raises them from `connect`)."""
+
+
+def cannot_work(error: BaseException, starts: int) -> str | None:
+    """Why a platform whose task raised `error` cannot work as configured (the process
+    ends), or None (it is started again). A SetupError says what a person must fix, except
+    a restart's "cannot reach" (the network, which comes back); on Discord, a login refused,
+    an intent the portal does not grant, or a gateway close no reconnect fixes."""
+    if isinstance(error, SetupError):
+        if starts > 0 and _network(error):
+            return None
+        return str(error)
+    if "discord" in sys.modules:
+        import discord
+
+        if isinstance(error, discord.LoginFailure | discord.PrivilegedIntentsRequired):
+            return str(error) or type(error).__name__
+        if isinstance(error, discord.ConnectionClosed) and error.code in DISCORD_FATAL_CLOSES:
+            return DISCORD_FATAL_CLOSES[error.code]
+    return None
+
+
+def _network(error: BaseException) -> bool:
+    """Whether `error` came of a connection that failed or a platform that answered 5xx (its
+    cause or context, however deep, is an OSError, a timeout, an aiohttp error, or has an
+    HTTP `status` of 500 or more)."""
+    import aiohttp
+
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, OSError | TimeoutError | aiohttp.ClientError):
+            return True
+        status = getattr(cause, "status", None)
+        if isinstance(status, int) and status >= 500:
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False

@@ -146,7 +146,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int:
     """Problems (the deck cannot load) fail; warnings (it teaches less) fail only if strict."""
-    from bot.decks.lint import lint
+    from bot.decks.lint import lint_decks
     from bot.decks.loading import load_decks
 
     if paths:
@@ -155,7 +155,11 @@ def _validate(config: Config, paths: Sequence[str], strict: bool = False) -> int
         report = load_decks(config.question_paths, config.shipped_decks)
     for problem in report.problems:
         print(problem)
-    warnings = [w for deck in report.decks for w in lint(deck, report.places[deck.id])]
+    decks = report.decks
+    shipped = None if paths else config.shipped_decks
+    if shipped is not None:  # first, so that a team's deck repeating one is the one warned
+        decks = sorted(decks, key=lambda d: not Path(d.source).is_relative_to(shipped))
+    warnings = lint_decks(decks, report.places)
     for warning in warnings:
         print(warning)
     if not report.ok:
@@ -438,6 +442,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     from bot.bootstrap import DeckError
+    from bot.service.supervision import PlatformStopped
 
     parser = _parser()
     args = parser.parse_args(argv)
@@ -449,6 +454,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ConfigError as e:
         print(f"config error: {e}", file=sys.stderr)
         return 2
+    except PlatformStopped as e:  # it ran, then its platform refused it for good
+        print(f"quizbot stopped: {e}", file=sys.stderr)
+        return 1
     except SetupError as e:
         print(f"cannot start: {e}", file=sys.stderr)
         return 2

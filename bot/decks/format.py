@@ -23,6 +23,9 @@ MAX_SOURCE_CHARS = 500
 MAX_LICENSE_CHARS = 200
 MIN_CHOICES = 2
 MAX_CHOICES = 5
+GAME_SECONDS = 20
+"""A live game's time per question unless its starter says otherwise (`bot.domain.game`'s
+SECONDS; a test keeps the two equal): the lint warns about questions that take longer to read."""
 MIN_SECONDS = 10
 MAX_SECONDS = 300
 """A question's own `seconds`: the game's shortest timer, and five minutes."""

@@ -7,8 +7,9 @@ a shared word proves nothing):
 1. Q's *telling content* is what its right answer says that no wrong choice does: the numbers
    (of two characters or more) and the two-word phrases (adjacent content words, stop words
    left out) of the right answer that appear in none of its wrong choices, nor in Q's own
-   text, nor in more than 15% of the deck's questions (its common vocabulary). A right answer
-   without such content (one word) cannot be found this way, and is left alone.
+   text, nor in more than 15% of the questions of its deck, or of all the decks checked
+   together (their common vocabulary). A right answer without such content (one word)
+   cannot be found this way, and is left alone.
 2. A text T of another question gives Q away when all of these hold:
    - T contains a number of Q's telling content, or half its phrases (at least two when the
      right answer has no word that no wrong choice has, i.e. it only orders their words);
@@ -18,30 +19,27 @@ a shared word proves nothing):
      them, not answering;
    - T is about what Q asks: it shares a two-word phrase of Q's text, or 40% of its content
      words (at least two).
-Words are compared after Unicode NFC and case folding, with Bengali digits read as ASCII and a
-plural English -s dropped.
+Words are compared as stems (`words.py`). Given several decks, as the bot loads them together,
+every question is compared with every other, in each locale their decks share.
 """
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from bot.decks.model import Deck, Question
-from bot.decks.vocabulary import stop_words
+from bot.decks.words import phrases
 
-_DIGITS = str.maketrans("০১২৩৪৫৬৭৮৯", "0123456789", "\u200c\u200d")
-"""Bengali digits read as ASCII; the zero-width (non-)joiners dropped."""
 COVERAGE = 0.5
 STEM_WORDS = 2
 STEM_SHARE = 0.4
 COMMON_SHARE = 0.15
 COMMON_MIN = 3
 """A phrase or number found in more than 15% of a deck's questions (and more than 3) is the
-deck's common vocabulary ("backward pass"), which tells no answer."""
+deck's common vocabulary ("backward pass"), which tells no answer; so is one as common across
+all the decks checked together."""
 
 Unit = tuple[str, ...]
 """A word, or two adjacent content words."""
@@ -49,26 +47,33 @@ Unit = tuple[str, ...]
 
 @dataclass(frozen=True)
 class Leak:
-    """Question `given`'s answer can be read in `part` ("text", "explanation" or a choice's
-    "why", with its index) of question `giver`, in `locale`; `shown` is what T says of it."""
+    """Question `given` (of deck `given_deck`) has its answer read in `part` ("text",
+    "explanation" or a choice's "why", with its index) of question `giver` (of `giver_deck`),
+    in `locale`; `shown` is what that text says of it."""
 
+    giver_deck: Deck
     giver: Question
     part: str
     choice: int | None
+    given_deck: Deck
     given: Question
     locale: str
     shown: tuple[str, ...]
 
 
-def leaks(deck: Deck) -> list[Leak]:
+def leaks(decks: Sequence[Deck]) -> list[Leak]:
+    """Every leak between the questions of `decks` (one deck, or several the bot loads
+    together), in each locale two decks share."""
     found: list[Leak] = []
-    for locale in deck.locales:
-        found.extend(_Finder(deck, locale).leaks())
+    locales = dict.fromkeys(locale for deck in decks for locale in deck.locales)
+    for locale in locales:
+        found.extend(_Finder([d for d in decks if locale in d.locales], locale).leaks())
     return found
 
 
 @dataclass(frozen=True)
 class _Answer:
+    deck: Deck
     question: Question
     telling: frozenset[Unit]
     words: frozenset[str]
@@ -80,40 +85,46 @@ class _Answer:
 
 
 class _Finder:
-    def __init__(self, deck: Deck, locale: str) -> None:
-        self.deck = deck
+    def __init__(self, decks: Sequence[Deck], locale: str) -> None:
+        self.decks = decks
         self.locale = locale
-        self.stop = stop_words(locale) | stop_words("en")
         self._read: dict[str, frozenset[Unit]] = {}
-        spread: Counter[Unit] = Counter()
-        for question in deck.questions:
-            said = (self._units(text) for _, _, text in _parts(question, locale))
-            spread.update(frozenset().union(*said))
-        common = max(COMMON_MIN, COMMON_SHARE * len(deck.questions))
-        self.common = frozenset(unit for unit, count in spread.items() if count > common)
+        every: list[Question] = [q for deck in decks for q in deck.questions]
+        pool = self._common(every)
         self.index: defaultdict[Unit, list[_Answer]] = defaultdict(list)
-        for question in deck.questions:
-            answer = self._answer(question)
-            for unit in answer.telling:
-                self.index[unit].append(answer)
+        for deck in decks:
+            common = pool | self._common(deck.questions)
+            for question in deck.questions:
+                answer = self._answer(deck, question, common)
+                for unit in answer.telling:
+                    self.index[unit].append(answer)
+
+    def _common(self, questions: Sequence[Question]) -> frozenset[Unit]:
+        spread: Counter[Unit] = Counter()
+        for question in questions:
+            said = (self._units(text) for _, _, text in _parts(question, self.locale))
+            spread.update(frozenset().union(*said))
+        common = max(COMMON_MIN, COMMON_SHARE * len(questions))
+        return frozenset(unit for unit, count in spread.items() if count > common)
 
     def leaks(self) -> Iterator[Leak]:
-        for giver in self.deck.questions:
-            for part, choice, text in _parts(giver, self.locale):
-                if part != "choice":
-                    yield from self._leaks_in(giver, part, choice, text)
+        for deck in self.decks:
+            for giver in deck.questions:
+                for part, choice, text in _parts(giver, self.locale):
+                    if part != "choice":
+                        yield from self._leaks_in(deck, giver, part, choice, text)
 
     def _leaks_in(
-        self, giver: Question, part: str, choice: int | None, text: str
+        self, deck: Deck, giver: Question, part: str, choice: int | None, text: str
     ) -> Iterator[Leak]:
         units = self._units(text)
         words = _words(units)
-        candidates: dict[str, _Answer] = {}
+        candidates: dict[tuple[str, str], _Answer] = {}
         for unit in units:
             for answer in self.index.get(unit, ()):
-                candidates.setdefault(answer.question.id, answer)
+                candidates.setdefault((answer.deck.id, answer.question.id), answer)
         for answer in candidates.values():
-            if answer.question.id == giver.id:
+            if answer.question is giver:
                 continue
             hits = answer.telling & units
             shown = sorted(" ".join(unit) for unit in hits)
@@ -124,9 +135,12 @@ class _Finder:
             covered = len(answer.words & words) >= COVERAGE * len(answer.words)
             compared = any(_said(wrong, units) for wrong in answer.wrongs)
             if told and covered and not compared and _about(answer.stem, units):
-                yield Leak(giver, part, choice, answer.question, self.locale, tuple(shown))
+                yield Leak(
+                    deck, giver, part, choice, answer.deck, answer.question, self.locale,
+                    tuple(shown),
+                )
 
-    def _answer(self, question: Question) -> _Answer:
+    def _answer(self, deck: Deck, question: Question, common: frozenset[Unit]) -> _Answer:
         right = self._units(question.right.text[self.locale])
         wrongs = [
             self._units(choice.text[self.locale])
@@ -137,10 +151,11 @@ class _Finder:
         stem = self._units(question.text[self.locale])
         telling = frozenset(
             u
-            for u in right - every_wrong - stem - self.common
+            for u in right - every_wrong - stem - common
             if len(u) == 2 or _number(u)
         )
         return _Answer(
+            deck,
             question,
             telling,
             _words(right) - _words(every_wrong),
@@ -149,25 +164,11 @@ class _Finder:
         )
 
     def _units(self, text: str) -> frozenset[Unit]:
-        """The content words of a text, and each two adjacent ones within a sentence (each
-        text is read once: choices and stems are looked at several times)."""
+        """Each text is read once: choices and stems are looked at several times."""
         known = self._read.get(text)
-        if known is not None:
-            return known
-        units: set[Unit] = set()
-        previous: str | None = None
-        for word in _tokens(text):
-            if word is None or word in self.stop:
-                previous = None if word is None else previous
-                continue
-            if len(word) < 2 and not word.isdigit():
-                continue
-            units.add((word,))
-            if previous is not None:
-                units.add((previous, word))
-            previous = word
-        self._read[text] = frozenset(units)
-        return self._read[text]
+        if known is None:
+            known = self._read[text] = phrases(text, self.locale)
+        return known
 
 
 def _parts(question: Question, locale: str) -> Iterator[tuple[str, int | None, str]]:
@@ -214,34 +215,3 @@ def _about(stem: frozenset[Unit], units: frozenset[Unit]) -> bool:
     words = _words(stem)
     shared = len(words & _words(units))
     return shared >= min(STEM_WORDS, len(words)) and shared >= STEM_SHARE * len(words)
-
-
-def _token_pattern() -> re.Pattern[str]:
-    """Numbers with a decimal point, words (letters, digits and the combining marks that
-    Bengali vowel signs are, which `\\w` leaves out), or a sentence break."""
-    marks = "".join(
-        re.escape(chr(code))
-        for code in range(0x300, 0x10000)
-        if unicodedata.category(chr(code)).startswith("M")
-    )
-    letter = f"[^\\W_]|[{marks}]"
-    return re.compile(
-        rf"(\d+(?:[.,]\d+)+(?:{letter})*)|((?:{letter})+)|([.;:!?।()\[\]\n])"
-    )
-
-
-_TOKEN = _token_pattern()
-
-
-def _tokens(text: str) -> Iterator[str | None]:
-    """Words (a decimal point inside a number kept), folded; None at each sentence break."""
-    text = unicodedata.normalize("NFC", text).casefold().translate(_DIGITS)
-    for number, word, _ in _TOKEN.findall(text):
-        yield _plain(number or word) if number or word else None
-
-
-def _plain(word: str) -> str:
-    """An English plural's -s or -es dropped ("states", "batches" read as "state", "batch")."""
-    if not word.isascii() or len(word) <= 4 or not word.endswith("s") or word.endswith("ss"):
-        return word
-    return word[:-2] if word.endswith(("ches", "shes", "sses", "xes")) else word[:-1]

@@ -2,22 +2,27 @@
 
 A problem stops a deck loading; a warning does not, so the bot plays the deck anyway, and
 `quizbot validate --strict` lets a deck's CI refuse it. Each warning has a stable name that a
-question's `lint: {ignore: [NAME]}` silences for that question. The rules are pure: a loaded
-`Deck` and where its parts sit in the file (`DeckPlaces`) in, warnings out, checked in every
-locale of the deck.
+question's `lint: {ignore: [NAME]}` silences for that question. The rules are pure: loaded
+`Deck`s and where their parts sit in their files (`DeckPlaces`) in, warnings out, checked in
+every locale of each deck. Decks the bot loads together are linted together: a question of
+one must not answer or repeat a question of another (`overlap.py`).
 """
 
 from __future__ import annotations
 
 import difflib
-import unicodedata
+import math
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
+from bot.decks.cues import CUES, count, length
+from bot.decks.format import GAME_SECONDS
 from bot.decks.formats.phrasebook import answer_is
-from bot.decks.giveaway import Leak, leaks
 from bot.decks.model import Deck, Localized, Question
+from bot.decks.overlap import overlaps
 from bot.decks.places import DeckPlaces, QuestionPlace, TextPlace
 from bot.decks.problem import LintWarning
+from bot.decks.reading_time import question_reading_time
 from bot.decks.tree import At
 from bot.decks.vocabulary import catch_all, normal, true_false_pair
 
@@ -29,6 +34,9 @@ NAMES = (
     "none-of-the-above",
     "few-choices",
     "gives-away",
+    "duplicate-question",
+    "form-cues",
+    "reading-time",
     "missing-explanation",
     "missing-why",
     "unknown-warning",
@@ -43,27 +51,43 @@ DECK_MIN_QUESTIONS = 5
 """Across a deck: the right answer longest in more than 40% of the questions of 3 choices or
 more (chance is 1 in 3 to 1 in 5), once there are 5 such questions."""
 ENOUGH_CHOICES = 3
+CUE_CHANCE = 0.01
+CUE_RATIO = 1.5
+"""A form cue is warned when the right answer carries it in so many questions that chance
+gives as many at most 1 time in 100 (the exact tail of the count), and half again as often as
+chance would: small decks are not flagged by noise, nor big ones for a cue too weak to
+matter."""
 
 
 def lint(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
     """Every warning of one deck, by line and column."""
+    return lint_decks([deck], {deck.id: places})
+
+
+def lint_decks(decks: Sequence[Deck], places: Mapping[str, DeckPlaces]) -> list[LintWarning]:
+    """Every warning of decks the bot loads together (`places` by deck id): each deck's own,
+    and those between the questions of all of them; by deck in the order given, then by line
+    and column."""
+    found = [w for deck in decks for w in _deck_warnings(deck, places[deck.id])]
+    found.extend(overlaps(decks, places))
+    order = {places[deck.id].path: index for index, deck in enumerate(decks)}
+    return sorted(found, key=lambda w: (order[w.path], w.line, w.column, w.name, w.message))
+
+
+def _deck_warnings(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
     found = _Lint(deck, places)
     for question in deck.questions:
         found.question(question)
     found.deck_length()
-    found.gives_away(leaks(deck))
-    return sorted(found.warnings, key=lambda w: (w.line, w.column, w.name, w.message))
-
-
-def _length(text: str) -> int:
-    return len(" ".join(unicodedata.normalize("NFC", text).split()))
+    found.form_cues()
+    return found.warnings
 
 
 def _strictly_longest(question: Question, locale: str) -> tuple[int, int] | None:
     """(right, longest wrong) in characters, if the right answer is the strictly longest."""
-    right = _length(question.right.text[locale])
+    right = length(question.right.text[locale])
     wrong = max(
-        _length(c.text[locale]) for i, c in enumerate(question.choices) if i != question.answer
+        length(c.text[locale]) for i, c in enumerate(question.choices) if i != question.answer
     )
     return (right, wrong) if right > wrong else None
 
@@ -99,6 +123,7 @@ class _Lint:
         self.few_choices(question)
         self.copied_explanation(question)
         self.copied_whys(question)
+        self.reading_time(question)
 
     def unknown_names(self, question: Question) -> None:
         for name, at in self.place(question).ignore:
@@ -233,20 +258,44 @@ class _Lint:
                     )
                     break
 
-    def gives_away(self, found: list[Leak]) -> None:
-        for leak in found:
-            giver = self.place(leak.giver)
-            part = giver.explanation if leak.part == "explanation" else giver.text
-            if leak.choice is not None:
-                part = giver.choices[leak.choice].why or part
-            given = self.place(leak.given)
-            what = "this why" if leak.part == "why" else f"this {leak.part}"
-            shown = ", ".join(f'"{s}"' for s in leak.shown)
-            self.warn(
-                part.of(leak.locale),
-                "gives-away",
-                f"{what} gives away the answer of question '{leak.given.id}' (line "
-                f"{given.at.line}){self.where(leak.locale)}: it says {shown}",
-                leak.giver,
-                leak.given,
-            )
+    def form_cues(self) -> None:
+        counted = [q for q in self.deck.questions if "form-cues" not in self.place(q).ignored]
+        for locale in self.deck.locales:
+            for cue, (_, what, which) in CUES.items():
+                found = count(cue, counted, locale)
+                hits = len(found.carriers)
+                if hits < CUE_RATIO * found.chance or found.tail > CUE_CHANCE:
+                    continue
+                names = ", ".join(
+                    f"'{q.id}' (line {self.place(q).at.line})" for q in found.carriers
+                )
+                self.warn(
+                    self.places.questions_key,
+                    "form-cues",
+                    f"the right answer is {what} in {hits} of the {found.counted} questions"
+                    f"{self.where(locale)} with {which}; chance would give {found.chance:.1f} "
+                    f"(p = {found.tail:.1g}), so picking it scores without knowing: {names}",
+                )
+
+    def reading_time(self, question: Question) -> None:
+        """One warning per question, at the locale slowest to read: `seconds` covers all."""
+        allowed = question.seconds or GAME_SECONDS
+        times = {x: question_reading_time(question, x) for x in self.deck.locales}
+        needed = {x: math.ceil(read.seconds) for x, read in times.items()}
+        slow = [x for x in sorted(needed, key=lambda x: -needed[x]) if needed[x] > allowed]
+        if not slow:
+            return
+        first, *others = slow
+        fix = -(-needed[first] // 5) * 5
+        also = "".join(f" and {needed[x]} s in '{x}'" for x in others)
+        if question.seconds is None:
+            said = f"more than a game's {GAME_SECONDS} s; add seconds: {fix} or more"
+        else:
+            said = f"more than its seconds: {question.seconds}; make it {fix} or more"
+        self.warn(
+            self.place(question).text.of(first),
+            "reading-time",
+            f"the question and its choices take about {needed[first]} s to read"
+            f"{self.where(first)} ({times[first].measure()}){also}, {said}, or shorten them",
+            question,
+        )

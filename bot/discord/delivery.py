@@ -1,10 +1,12 @@
-"""The scheduler's way onto Discord: the daily question posted, revealed, and a failure told.
+"""The scheduler's and the game loop's way onto Discord: a question posted and revealed, a
+game's messages, a failure told.
 
 Everything goes over REST by channel id (a `PartialMessageable`), so it needs no gateway
 cache and works from any shard's process. What an admin must fix (the bot removed from the
-channel, the channel gone, a permission missing) is a `DeliveryError`; discord.py itself
-retries rate limits and Discord's own 5xx, and whatever still escapes is recorded by the
-scheduler as that date's failure.
+channel, the channel gone, a permission missing: Forbidden, NotFound) is a `ChannelRefused`;
+discord.py itself retries rate limits and Discord's own 5xx, and whatever still escapes (a
+5xx, a connection that failed, a timeout) is a plain `DeliveryError`, recorded by the
+scheduler as that date's failure and tried again by a game.
 """
 
 from __future__ import annotations
@@ -13,19 +15,21 @@ import logging
 import re
 from collections.abc import Sequence
 
+import aiohttp
 import discord
 
 from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.posts import NO_PINGS, Messages, message_ref
 from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
 from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
-from bot.presentation.game_messages import news_message
+from bot.presentation.game_messages import game_end_text, news_message
 from bot.presentation.locales import text
 from bot.presentation.messages import post_message
-from bot.service.delivery import DeliveryError
+from bot.service.delivery import ChannelRefused, DeliveryError
 from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 
@@ -46,6 +50,19 @@ def refusal(error: discord.HTTPException) -> str:
         return f"{said}: the channel is gone, or the bot is no longer in the server"
     return said
 
+
+def failed(error: Exception) -> DeliveryError:
+    """The error for what a REST call raised: `ChannelRefused` when no retry helps."""
+    if isinstance(error, discord.Forbidden | discord.NotFound):
+        return ChannelRefused(refusal(error))
+    if isinstance(error, discord.HTTPException):
+        return DeliveryError(refusal(error))
+    return DeliveryError(f"Discord could not be reached ({type(error).__name__}: {error})")
+
+
+UNREACHABLE = (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError)
+"""What a REST call raises when Discord refused it or could not be reached (after
+discord.py's own retries)."""
 
 _URL = re.compile(r"\w+://\S+")
 
@@ -81,8 +98,8 @@ class DiscordDelivery:
                 view=buttons.post_view(view),
                 allowed_mentions=NO_PINGS,
             )
-        except discord.HTTPException as e:  # 5xx too, once discord.py's retries are spent
-            raise DeliveryError(refusal(e)) from e
+        except UNREACHABLE as e:  # 5xx too, once discord.py's retries are spent
+            raise failed(e) from e
         return message_ref(channel_id, message.id)
 
     async def reveal(self, reveal: Reveal) -> None:
@@ -100,8 +117,8 @@ class DiscordDelivery:
             await channel.send(
                 embeds=render.fit([render.game_news(title, lines)]), allowed_mentions=NO_PINGS
             )
-        except discord.HTTPException as e:
-            raise DeliveryError(refusal(e)) from e
+        except UNREACHABLE as e:
+            raise failed(e) from e
 
     async def admins(self, server_id: str) -> Sequence[str]:
         """The server's owner, as the gateway told it (members with Manage Server cannot be
@@ -145,6 +162,18 @@ class DiscordDelivery:
         except (discord.HTTPException, ValueError) as e:
             log.info("could not DM user %s of %s (%s)", user_id, server_id, e)
             return False
+
+    async def notify_game_end(self, news: GameNews) -> None:
+        """A DM to the game's starter, in their language, saying why it ended early. Best
+        effort: people may close their DMs to server members."""
+        starter = Actor(news.game.server_id, news.game.starter_id)
+        try:
+            locale = await self._quiz.ui_locale(starter)
+            said = game_end_text(news, locale, channel_mention)
+            dm = await self._client.create_dm(discord.Object(id=int(starter.user_id)))
+            await dm.send(content=render.clip(said, render.CONTENT), allowed_mentions=NO_PINGS)
+        except (*UNREACHABLE, QuizError, ValueError) as e:
+            log.info("could not DM user %s about game %s (%s)", starter.user_id, news.game.id, e)
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """A DM to the admin who set the schedule, in their language. Best effort: people

@@ -17,6 +17,7 @@ from enum import Enum
 
 from bot.decks.model import Localized
 from bot.domain.errors import QuizError
+from bot.domain.records import PostRecord
 
 QUESTIONS = 10
 """Questions in a game unless the starter says otherwise."""
@@ -31,7 +32,16 @@ PAUSE = timedelta(seconds=5)
 """From a reveal to the next question: time to read the explanation and the standings."""
 LEASE = timedelta(seconds=60)
 """How long a claimed step may take before another process takes it over: far longer than
-a step's few platform calls (each gives up after 10 s, with a few retries)."""
+a step's few platform calls (each gives up after 10 s, with a few retries) or a wait
+between two tries of a failing step (`RETRY_MOST`); each try claims it again."""
+RETRY_FIRST = 1.0
+"""Seconds before a failing step is tried again the first time; it doubles each time..."""
+RETRY_MOST = 8.0
+"""...up to this."""
+GIVE_UP = timedelta(minutes=2)
+"""How long a step may keep failing (the platform erring, say) before the game ends with
+its results so far and its starter is told why. A database that is unavailable never ends a
+game: its step waits for it."""
 STANDINGS_SHOWN = 5
 PODIUM = 3
 
@@ -133,6 +143,17 @@ class NewsKind(Enum):
     RESULTS = "results"
 
 
+class EndCause(Enum):
+    """Why a game ended before its last question, when nobody stopped it."""
+
+    CANNOT_POST = "cannot_post"
+    """The platform refused the channel (the bot is not in it, it is gone, ...)."""
+    DECK_GONE = "deck_gone"
+    """Its deck is no longer loaded (removed or renamed, and the decks reloaded)."""
+    FAILING = "failing"
+    """A step kept failing for `GIVE_UP`."""
+
+
 @dataclass(frozen=True)
 class GameNews:
     """A public message of the game's: its announcement, the standings after a question, or
@@ -145,10 +166,46 @@ class GameNews:
     asked: int
     """Questions revealed so far."""
     stopped: bool = False
+    cause: EndCause | None = None
+    """Why it ended early, when nobody stopped it."""
+    reason: str | None = None
+    """The platform's or the loop's own words for `cause` (kept in English, like the
+    platforms' codes), for its starter."""
 
     @property
     def players(self) -> int:
         return len(self.board)
+
+
+@dataclass(frozen=True)
+class AskedSoFar:
+    """A game's questions as its loop reads them at the start of a step."""
+
+    shown: list[PostRecord]
+    """Those posted and recorded (a stored message), first asked first: its "n of N"."""
+    half_asked: list[PostRecord]
+    """Open, with no stored message: sent (or maybe sent) by a step that failed before
+    recording it. Withdrawn before anything else: never open without being visible."""
+
+    @classmethod
+    def of(cls, posts: Iterable[PostRecord]) -> AskedSoFar:
+        ordered = sorted(posts, key=lambda p: p.id)
+        return cls(
+            [p for p in ordered if p.message_ref],
+            [p for p in ordered if not p.message_ref and p.is_open],
+        )
+
+    @property
+    def open(self) -> list[PostRecord]:
+        """Shown and still open: the question to reveal (or, in BETWEEN, one a step posted
+        and recorded but died before moving the game on)."""
+        return [p for p in self.shown if p.is_open]
+
+
+def closes_at(post: PostRecord, seconds: int) -> datetime:
+    """A game question's deadline: stored with it, else (asked before deadlines were
+    stored) when it opened plus the game's seconds."""
+    return post.closes_at or post.opened_at + timedelta(seconds=seconds)
 
 
 def game_settings(questions: object, seconds: object) -> tuple[int, int]:

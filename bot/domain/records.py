@@ -11,7 +11,7 @@ Server ids are namespaced by the adapter ("slack:T123", "slack:E9" for org-wide 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import Enum
 
 from bot.domain.schedule import Days, Schedule
@@ -39,6 +39,13 @@ class NewPost:
     opened_at: datetime
     schedule_id: int | None = None
     game_id: int | None = None
+    closes_at: datetime | None = None
+
+
+CLICK_GRACE = timedelta(seconds=1)
+"""How late after a game question's deadline a click still counts: one made as the time ran
+out, which spent a moment on its way (the platform, the network). A later one is too late,
+whatever the game loop is busy with."""
 
 
 @dataclass(frozen=True)
@@ -60,10 +67,17 @@ class PostRecord:
     game_id: int | None = None
     """The game it is a question of: its clicks are locked in, and said right or wrong only
     at the reveal."""
+    closes_at: datetime | None = None
+    """A game question's deadline (None: open until closed)."""
 
     @property
     def is_open(self) -> bool:
         return self.closed_at is None
+
+    def too_late(self, at: datetime) -> bool:
+        """Whether a click at `at` came after the deadline and its grace (`CLICK_GRACE`):
+        decided from the post alone, so no read is needed and no loop can delay it."""
+        return self.closes_at is not None and at > self.closes_at + CLICK_GRACE
 
 
 class AnswerStatus(Enum):

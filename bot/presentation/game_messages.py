@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from bot.decks.model import pick
 from bot.domain.answer import AnswerResult
-from bot.domain.game import STANDINGS_SHOWN, GameNews, NewsKind, podium
+from bot.domain.game import GIVE_UP, STANDINGS_SHOWN, EndCause, GameNews, NewsKind, podium
 from bot.domain.records import AnswerStatus
 from bot.presentation.locales import text
 
@@ -41,7 +41,39 @@ def news_message(news: GameNews, mention: Mention) -> tuple[str, list[str]]:
         text(loc, "game.podium", medal=MEDALS[p.place], user=mention(p.user_id), points=p.points)
         for p in winners
     ] or [text(loc, "game.nobody_scored")]
-    return text(loc, key, deck=deck), [*lines, text(loc, "game.played", count=news.players)]
+    lines.append(text(loc, "game.played", count=news.players))
+    if news.cause in ENDED:
+        lines.append(text(loc, ENDED[news.cause], minutes=_minutes()))
+    return text(loc, key, deck=deck), lines
+
+
+ENDED = {
+    EndCause.DECK_GONE: "game.ended_deck_gone",
+    EndCause.FAILING: "game.ended_failing",
+}
+"""The line the results give when a game ended early (never for a channel that refused
+the bot: nothing can be posted there)."""
+
+
+def _minutes() -> int:
+    return round(GIVE_UP.total_seconds() / 60)
+
+
+def game_end_text(news: GameNews, locale: str, channel: Callable[[str], str]) -> str:
+    """What a game's starter is told privately when it ended early, and why; `channel` names
+    its channel as the platform links one."""
+    game = news.game
+    cause = news.cause or EndCause.FAILING
+    return text(
+        locale,
+        f"game.notice_{cause.value}",
+        channel=channel(game.channel_id),
+        asked=news.asked,
+        total=game.rounds,
+        deck=game.deck_id,
+        reason=news.reason or "",
+        minutes=_minutes(),
+    )
 
 
 def locked_text(result: AnswerResult) -> str:

@@ -18,12 +18,13 @@ log = logging.getLogger("quizbot.scheduler")
 
 
 class DeliveryError(Exception):
-    """The platform refused for a reason an admin must fix (the bot was removed from the
-    channel, the channel is gone, a permission is missing). The date is recorded as failed
-    with `reason`, shown by `schedule show`, and told to the admin.
+    """The platform did not take a message: `reason` says why, in words (kept in English,
+    like the platforms' own codes). A daily question's date is recorded as failed with it,
+    shown by `schedule show` and told to the admin.
 
-    Transient trouble (rate limits, a dropped connection) should be retried by the delivery
-    itself; whatever escapes it is recorded as a failure of that date too.
+    Transient trouble (rate limits, 5xx, a dropped connection) is first retried by the
+    platform's client; a plain DeliveryError is what still escaped, or a post whose fate is
+    unknown (it may have landed). `ChannelRefused` is the kind no retry fixes.
     """
 
     def __init__(self, reason: str) -> None:
@@ -31,12 +32,21 @@ class DeliveryError(Exception):
         self.reason = reason
 
 
+class ChannelRefused(DeliveryError):
+    """The platform refused the channel itself: the bot is not in it, it is gone or
+    archived, posting there is restricted, the app is not installed there or lost its
+    token (Slack: `not_in_channel`, `channel_not_found`, `is_archived`, ...; Discord:
+    Forbidden, NotFound). Nothing sent there can work until a person fixes it, so a game
+    there ends (and its starter is told), where any other DeliveryError is tried again."""
+
+
 class Delivery(Protocol):
     """Minimum methods a platform implements for scheduled posts."""
 
     async def post(self, view: PostView) -> str:
         """Sends the question to `view.post.channel_id`; returns the platform's message ref
-        (Slack ts, Discord message id), which the scheduler stores with `Quiz.set_message`."""
+        (Slack ts, Discord message id), which the scheduler stores with `Quiz.set_message`.
+        Raises ChannelRefused if the channel refused it, DeliveryError for anything else."""
         ...
 
     async def reveal(self, reveal: Reveal) -> None:
@@ -45,7 +55,12 @@ class Delivery(Protocol):
 
     async def announce(self, news: GameNews) -> None:
         """Posts a game's announcement, standings or results in its channel (raises
-        DeliveryError if the platform refused)."""
+        ChannelRefused if the channel refused it, DeliveryError for anything else)."""
+        ...
+
+    async def notify_game_end(self, news: GameNews) -> None:
+        """Tells a game's starter privately, in their language, why it ended early
+        (`news.cause`, `news.reason`); best effort: an error here is logged and ignored."""
         ...
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:

@@ -167,7 +167,9 @@ class Learning:
     ) -> dict[tuple[str, str], str]:
         """Those of `questions` open in a post the caller has not answered, to its channel:
         their review waits, since it would show the answer that channel is guessing. (One
-        the caller answered in that post is theirs to review: they were shown its answer.)"""
+        the caller answered in that post is theirs to review: they were shown its answer.
+        Not in a game's post: a game's click is only locked in, its answer shown at the
+        reveal, so its review waits for everyone.)"""
         if not questions:
             return {}
         open_in = await self.store.open_questions(actor.server_id)
@@ -179,6 +181,7 @@ class Learning:
             post = await self.store.open_post_in_channel(actor.server_id, channel)
             answered = (
                 post is not None
+                and post.game_id is None
                 and (post.deck_id, post.question_id) == question
                 and await self.store.post_answer_of(post.id, actor.user_id) is not None
             )

@@ -144,12 +144,15 @@ class PostsAndAnswers(Protocol):
     async def set_post_message(self, post_id: int, message_ref: str) -> None: ...
 
     async def close_post(self, post_id: int, at: datetime) -> bool:
-        """Closes an open post; False if it was already closed (only one closer wins)."""
+        """Closes an open post; False if it was already closed (only one closer wins). A
+        game's post has its held clicks stored first, in the same transaction, as
+        `answer_post` stores any post's (see there)."""
         ...
 
     async def discard_post(self, post_id: int, at: datetime) -> None:
-        """Closes a post that never reached its channel and detaches it from its schedule,
-        so it counts neither in streaks nor in the question cycle."""
+        """Closes a post that never reached its channel (or may have: a game's question
+        sent but not recorded) and detaches it from its schedule, so it counts neither in
+        streaks nor in the question cycle. Held clicks are stored as at a close."""
         ...
 
     async def answer_post(
@@ -159,18 +162,27 @@ class PostsAndAnswers(Protocol):
         it; a later one changes nothing. One transaction, committed when this returns: the
         click's whole write, and what its reply shows about the user in the post's server.
         `deadline` (`time.monotonic()`): not begun by then, nothing is stored and
-        StoreUnavailable is raised."""
+        StoreUnavailable is raised.
+
+        A click on a game's post (`post.game_id`) is held: stored at once (first click
+        stands, refused once closed), but nothing of it (right or wrong, points, first
+        meeting, card, mastery) counts anywhere until `close_post` stores it as this would
+        have, at the time it was made: an open game question's answer cannot be learnt
+        from any read before its reveal. Its outcome's `points` is 0."""
         ...
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
-        """The choice that stands for this user on this post, if they answered."""
+        """The choice that stands for this user on this post, if they answered (a held
+        click too)."""
         ...
 
     async def tally(self, post_id: int) -> dict[int, int]:
         """Answers per original choice index; only choices someone picked appear."""
         ...
 
-    async def answer_count(self, post_id: int) -> int: ...
+    async def answer_count(self, post_id: int) -> int:
+        """Clicks stored on the post, held ones included."""
+        ...
 
 
 class Runs(Protocol):
@@ -432,7 +444,9 @@ class Games(Protocol):
         ...
 
     async def game_scores(self, game_id: int) -> Sequence[GameScore]:
-        """Everyone who clicked in the game, with their right answers."""
+        """Everyone who clicked in the game's revealed questions, with their right answers.
+        A post with no stored message (sent but not recorded, then withdrawn) counts for
+        nothing."""
         ...
 
     async def games_of(self, server_id: str, user_id: str) -> tuple[int, int]:

@@ -25,6 +25,7 @@ from bot.domain.problems import ProblemReport, SummaryMessage
 from bot.service.delivery import Delivery
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
+from bot.service.supervision import Faults
 
 log = logging.getLogger("quizbot.scheduler")
 
@@ -55,9 +56,16 @@ def claim_key(server_id: str) -> str:
 
 class ProblemDigest:
     def __init__(
-        self, store: QuizStore, quiz: Quiz, deliveries: Mapping[str, Delivery], render: Render
+        self,
+        store: QuizStore,
+        quiz: Quiz,
+        deliveries: Mapping[str, Delivery],
+        render: Render,
+        faults: Faults | None = None,
     ) -> None:
         self.store = store
+        self.faults = faults or Faults(quiz.clock, log)
+        """Its failures, logged once, then at most once a minute."""
         self.render = render
         self.quiz = quiz
         self.deliveries = deliveries
@@ -70,10 +78,12 @@ class ProblemDigest:
             return []
         self._looked = now
         try:
-            return await self.send(now)
-        except Exception:
-            log.exception("the summary of problem reports")
+            sent = await self.send(now)
+        except Exception as error:
+            self.faults.failed("problem_digest", "the summary of problem reports", error)
             return []
+        self.faults.recovered("problem_digest", "the summary of problem reports")
+        return sent
 
     async def send(self, now: datetime) -> list[str]:
         """Sends each server's summary that is due; the servers told."""
@@ -84,11 +94,14 @@ class ProblemDigest:
 
         async def one(server_id: str, reports: list[ProblemReport]) -> bool:
             async with turns:
+                what = f"the summary of problem reports for {server_id}"
                 try:
-                    return await self._send_one(server_id, reports, now)
-                except Exception:
-                    log.exception("problem summary for %s", server_id)
+                    sent = await self._send_one(server_id, reports, now)
+                except Exception as error:
+                    self.faults.failed(("problem_digest", server_id), what, error)
                     return False
+                self.faults.recovered(("problem_digest", server_id), what)
+                return sent
 
         servers = sorted(by_server)
         told = await asyncio.gather(*(one(s, by_server[s]) for s in servers))

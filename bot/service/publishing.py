@@ -1,7 +1,9 @@
 """Posting a question, the one way every caller does it.
 
 A post is stored before its message is sent (the click buttons carry its id), so a message
-that never landed must not leave the post open: it is withdrawn, once, here.
+that never landed must not leave the post open: it is withdrawn, once, here. A message that
+did land is recorded with its post, tried again a few times if the database refuses (a post
+with no stored message can be neither redrawn nor revealed).
 """
 
 from __future__ import annotations
@@ -13,6 +15,9 @@ from bot.domain.post import PostView
 from bot.service.quiz import Quiz
 
 log = logging.getLogger("quizbot.posts")
+
+RECORD_AGAIN_AFTER = (0.5, 1.0, 2.0)
+"""Seconds to wait before each new try at storing a sent message's ref."""
 
 Send = Callable[[PostView], Awaitable[str | None]]
 """Sends the question message; its ref ("channel:message"), or None when it is not known
@@ -32,8 +37,26 @@ class Publishing:
             await self.withdraw(view.post.id)
             raise
         if ref is not None:
-            await self._quiz.set_message(view.post.id, ref)
+            await self._record(view.post.id, ref)
         return ref
+
+    async def _record(self, post_id: int, ref: str) -> None:
+        """`set_message`, tried again after `RECORD_AGAIN_AFTER`; the last error goes on
+        (the caller's post is then open with no stored message: a game withdraws it)."""
+        for wait in (*RECORD_AGAIN_AFTER, None):
+            try:
+                await self._quiz.set_message(post_id, ref)
+                return
+            except Exception as error:
+                if wait is None:
+                    raise
+                log.warning(
+                    "post %s was sent but not recorded (%r); trying again in %s s",
+                    post_id,
+                    error,
+                    wait,
+                )
+                await self._quiz.clock.sleep(wait)
 
     async def withdraw(self, post_id: int) -> None:
         """Closes a post whose message was never sent, without a reveal; best effort."""

@@ -10,6 +10,7 @@ import asyncio
 import random
 from collections import OrderedDict
 from dataclasses import dataclass, replace
+from datetime import timedelta
 
 from bot.decks.model import Deck, DeckLibrary, Question
 from bot.domain.actor import Actor
@@ -118,11 +119,14 @@ class Quiz(Runs, Learning, Authoring):
         *,
         schedule_id: int | None = None,
         game_id: int | None = None,
+        closes_after: timedelta | None = None,
     ) -> PostView:
-        """Posts a question: fixes its choice order and its language now, for good."""
+        """Posts a question: fixes its choice order and its language now, for good (and a
+        game's question its deadline, `closes_after` from now)."""
         deck = self.deck(deck_id)
         question = self.question(deck, question_ref)
         server = await self.store.server(actor.server_id)
+        now = self.clock.now()
         record = await self.store.create_post(
             NewPost(
                 server_id=actor.server_id,
@@ -133,9 +137,10 @@ class Quiz(Runs, Learning, Authoring):
                 locale=deck.locale_or_default(server.locale),
                 poster_id=actor.user_id,
                 season=server.season,
-                opened_at=self.clock.now(),
+                opened_at=now,
                 schedule_id=schedule_id,
                 game_id=game_id,
+                closes_at=None if closes_after is None else now + closes_after,
             )
         )
         known: asyncio.Future[PostRecord | None] = asyncio.get_running_loop().create_future()
@@ -198,17 +203,20 @@ class Quiz(Runs, Learning, Authoring):
         view = await self._post_of(actor, post_id)
         if not 0 <= shown_index < len(view.post.order):
             raise QuizError("stale_click")
+        now = self.clock.now()
+        if view.post.too_late(now):  # a game's deadline holds, whatever its loop is doing
+            player = await self.store.player(actor.server_id, actor.user_id)
+            return self._answer_result(actor, view, AnswerStatus.CLOSED, None, player)
         choice = view.post.order[shown_index]
         correct = choice == view.question.answer
-        answer = PostAnswer(
-            view.post, actor.user_id, choice, correct, points_for(correct), self.clock.now()
-        )
+        answer = PostAnswer(view.post, actor.user_id, choice, correct, points_for(correct), now)
         outcome = await self.store.answer_post(answer, deadline=deadline)
         if outcome.post is None:
             raise QuizError("stale_click")
         view = self._clicked(outcome.post, actor)
         result = self._answer_result(actor, view, outcome.status, outcome.choice, outcome.player)
-        if outcome.status is AnswerStatus.NEW and correct and outcome.points == 0:
+        scored = view.post.game_id is None  # a game's click is scored at its reveal
+        if scored and outcome.status is AnswerStatus.NEW and correct and outcome.points == 0:
             return replace(result, practice=True)
         return result
 
@@ -274,22 +282,32 @@ class Quiz(Runs, Learning, Authoring):
         )
         return await self._reveal(post.id, closed_now)
 
-    async def close_by_system(self, post_id: int) -> Reveal:
-        """Closes a post for the scheduler (no actor, no permission check)."""
+    async def close_by_system(self, post_id: int, shown: PostView | None = None) -> Reveal:
+        """Closes a post for the scheduler or a game (no actor, no permission check).
+        `shown`: the post as it was posted, to reveal it by if its question is no longer
+        loaded (a deck reloaded without it meanwhile)."""
         closed_now = await self.store.close_post(post_id, self.clock.now())
-        return await self._reveal(post_id, closed_now)
+        return await self._reveal(post_id, closed_now, shown)
 
     async def withdraw(self, post_id: int) -> None:
         """Closes a post whose message was never sent: no reveal, and a scheduled one gives
         its question back to the schedule."""
         await self.store.discard_post(post_id, self.clock.now())
 
-    async def _reveal(self, post_id: int, closed_now: bool) -> Reveal:
+    async def _reveal(
+        self, post_id: int, closed_now: bool, shown: PostView | None = None
+    ) -> Reveal:
         post = await self.store.post(post_id)
         if post is None:
             raise QuizError("no_open_post")
-        view = await self._view(post)
-        return build_reveal(view, await self.store.tally(post.id), closed_now)
+        try:
+            view = self._clicked(post)
+        except QuizError:
+            if shown is None or shown.post.id != post.id:
+                raise
+            view = PostView(post, shown.deck, shown.question, 0)
+        tally = await self.store.tally(post.id)
+        return build_reveal(replace(view, answered=sum(tally.values())), tally, closed_now)
 
     # Leaderboard and stats -------------------------------------------------
 

@@ -39,6 +39,7 @@ from bot.service.problem_digest import ProblemDigest, Render
 from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.service.schedules import choose_question, close_open_posts
+from bot.service.supervision import Backoff, Faults, Supervisor
 
 log = logging.getLogger("quizbot.scheduler")
 
@@ -46,6 +47,8 @@ TICK_SECONDS = 15.0
 """A slot posts within this (plus one tick's work) of its minute: the design's 30 s."""
 GRACE = timedelta(minutes=5)
 """The least catch-up window, so `catch_up_hours = 0` still posts from a slightly late tick."""
+BACKOFF = Backoff(first=TICK_SECONDS, most=120.0)
+"""After a tick that could not read the schedules: 15 s, 30 s, 60 s, then every 2 minutes."""
 RECLAIM_AFTER = timedelta(minutes=5)
 """How old a claim must be, still unfinished, before another tick takes it over: far longer
 than a post can take (a Slack or Discord call gives up after 10 s, with a few retries)."""
@@ -97,44 +100,51 @@ class Scheduler:
         self.close_after = None if close_after_hours is None else timedelta(hours=close_after_hours)
         self.interval = interval
         self._unserved: set[int] = set()
+        self._supervisor = Supervisor(clock, Faults(clock, log))
+        self.faults = self._supervisor.faults
+        """Failures of the scheduler's work, logged without flooding (shared with the
+        summary of problem reports)."""
         self.digest = (
             None
             if render_summary is None
-            else ProblemDigest(store, quiz, self.deliveries, render_summary)
+            else ProblemDigest(store, quiz, self.deliveries, render_summary, self.faults)
         )
         """The daily summary of problem reports; None (not sent) without a way to write it."""
         self._summary: asyncio.Task[list[str]] | None = None
 
     async def run(self) -> None:
-        """Ticks every `interval` seconds until cancelled. A tick never raises."""
+        """Ticks every `interval` seconds until cancelled, supervised: a tick that fails
+        (the schedules could not be read) is logged without flooding and tried again after
+        a backoff (`bot.service.supervision`)."""
         log.info("scheduler started for %s", ", ".join(sorted(self.deliveries)) or "nothing")
         try:
-            while True:
-                await self.tick()
-                await self.clock.sleep(self.interval)
+            await self._supervisor.loop("the scheduler", self.tick, self.interval, BACKOFF)
         finally:
             if self._summary is not None:
                 self._summary.cancel()
 
     async def tick(self) -> TickReport:
-        """One pass over every enabled schedule; one failing schedule stops no other."""
+        """One pass over every enabled schedule; one failing schedule stops no other (each
+        failure is logged by `faults`, once, then at most once a minute). Raises only when
+        the schedules could not be read at all."""
         report = TickReport()
         now = self.clock.now()
-        try:
-            schedules = await self.store.enabled_schedules()
-        except Exception:
-            log.exception("scheduler: could not read the schedules")
-            return report
+        schedules = await self.store.enabled_schedules()
         for item in schedules:
+            what = f"daily question of schedule {item.schedule.id}"
             try:
                 await self._consider(item, now, report)
-            except Exception:
-                log.exception("scheduler: schedule %s", item.schedule.id)
+            except Exception as error:
+                self.faults.failed(("schedule", item.schedule.id), what, error)
+            else:
+                self.faults.recovered(("schedule", item.schedule.id), what)
         if self.close_after is not None:
             try:
                 await self._close_stale(now - self.close_after, report)
-            except Exception:
-                log.exception("scheduler: closing old posts")
+            except Exception as error:
+                self.faults.failed("close_stale", "closing old daily questions", error)
+            else:
+                self.faults.recovered("close_stale", "closing old daily questions")
         self._summarise(now)
         return report
 

@@ -1,10 +1,13 @@
-"""The scheduler's way onto Slack: the daily question posted, revealed, and a failure told.
+"""The scheduler's and the game loop's way onto Slack: a question posted and revealed, a
+game's messages, a failure told.
 
 No request brings a token here, so each call takes the bot token of the schedule's own
 workspace: SLACK_BOT_TOKEN, or with OAuth the installation stored for that team (or org).
 What an admin must fix (the bot removed from the channel, the channel archived, the app
-uninstalled) is a `DeliveryError` whose reason `schedule show` and the admin's DM repeat.
-Rate limits and dropped connections are retried by the client first.
+uninstalled: `REFUSED`) is a `ChannelRefused`; anything else Slack said or failed to say
+(`internal_error`, a 5xx, a timeout, a post that may have landed) a plain `DeliveryError`;
+either's reason is what `schedule show` and the DMs repeat. Rate limits and dropped
+connections are retried by the client first.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.domain.actor import Actor
+from bot.domain.errors import QuizError
 from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
+from bot.presentation.game_messages import game_end_text
 from bot.presentation.locales import text
 from bot.presentation.schedule_messages import delivery_failure_text
-from bot.service.delivery import DeliveryError
+from bot.service.delivery import ChannelRefused, DeliveryError
 from bot.service.live_posts import LivePosts
 from bot.service.quiz import Quiz
 from bot.slack import blocks
@@ -29,7 +34,7 @@ from bot.slack.client import web_client
 from bot.slack.identity import Admins
 from bot.slack.mrkdwn import channel_placeholder, placeholder, with_mentions
 from bot.slack.oauth import OAuth
-from bot.slack.posts import SENDING_FAILED, CannotPost, Editor, error_code, send
+from bot.slack.posts import SENDING_FAILED, UNCONFIRMED, CannotPost, Editor, error_code, send
 
 log = logging.getLogger("quizbot.slack")
 
@@ -50,6 +55,8 @@ MEANINGS = {
     "team_access_not_granted": "the app has no access to this workspace",
 }
 """What Slack's refusals usually mean (kept in English, like the codes themselves)."""
+REFUSED = frozenset(MEANINGS) - {UNCONFIRMED}
+"""Codes that refuse the channel or the workspace itself: no retry helps (`ChannelRefused`)."""
 
 
 def refusal(code: str) -> str:
@@ -58,9 +65,15 @@ def refusal(code: str) -> str:
     return f"Slack answered {code} ({meaning})" if meaning else f"Slack answered {code}"
 
 
+def refused(code: str) -> DeliveryError:
+    """The error for a Slack code: `ChannelRefused` when no retry helps."""
+    kind = ChannelRefused if code in REFUSED else DeliveryError
+    return kind(refusal(code))
+
+
 def _failed(error: BaseException) -> DeliveryError:
     if isinstance(error, SlackApiError):
-        return DeliveryError(refusal(error_code(error)))
+        return refused(error_code(error))
     return DeliveryError(f"Slack could not be reached ({error_code(error)})")
 
 
@@ -77,7 +90,7 @@ class Workspaces:
             return self._single
         token = await self._oauth.bot_token(server_id) if self._oauth is not None else None
         if token is None:
-            raise DeliveryError(refusal("not_installed"))
+            raise refused("not_installed")
         return web_client(self._api_url, token)
 
 
@@ -99,7 +112,7 @@ class SlackDelivery:
         try:
             return await send(client, view)
         except CannotPost as error:
-            raise DeliveryError(refusal(error.code)) from error
+            raise refused(error.code) from error
         except SENDING_FAILED as error:
             log.warning("scheduled post %s: %r", view.post.id, error)
             raise _failed(error) from error
@@ -116,7 +129,7 @@ class SlackDelivery:
 
         failure = await self._posts.reveal(reveal, Editor(client), post_it)
         if failure is not None:
-            raise DeliveryError(refusal(failure))
+            raise refused(failure)
 
     async def announce(self, news: GameNews) -> None:
         """A game's public message in its channel."""
@@ -127,6 +140,20 @@ class SlackDelivery:
             )
         except SENDING_FAILED as error:
             raise _failed(error) from error
+
+    async def notify_game_end(self, news: GameNews) -> None:
+        """A DM to the game's starter, in their language, saying why it ended early. Best
+        effort: a failure is logged."""
+        starter = Actor(news.game.server_id, news.game.starter_id)
+        try:
+            locale = await self._quiz.ui_locale(starter)
+            said = game_end_text(news, locale, channel_placeholder)
+            client = await self._workspaces.client(starter.server_id)
+            await client.chat_postMessage(
+                channel=starter.user_id, **blocks.notice_reply(said).payload()
+            )
+        except (DeliveryError, QuizError, *SENDING_FAILED) as error:
+            log.info("could not DM %s about game %s: %r", starter.user_id, news.game.id, error)
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         """A DM from the bot to the admin who set the schedule (chat.postMessage to a user id

@@ -1,5 +1,7 @@
 """`Games` in SQL: live games, their steps claimed by compare-and-set on `step`, and their
-results. A game's scores are read from its questions' answers (`answers` of its posts)."""
+results. A game's scores are read from its questions' answers (`answers` of its posts that
+were shown: a stored message); clicks on an open question are held apart until its reveal
+(`bot.storage.held_answers`)."""
 
 from __future__ import annotations
 
@@ -130,7 +132,7 @@ class SqlGames(SqlAggregate, Games):
         stmt = (
             select(answers.c.user_id, right)
             .select_from(answers.join(posts, answers.c.post_id == posts.c.id))
-            .where(posts.c.game_id == game_id)
+            .where(posts.c.game_id == game_id, posts.c.message_ref.is_not(None))
             .group_by(answers.c.user_id)
         )
         return [GameScore(user_id, int(points or 0)) for user_id, points in await self._all(stmt)]

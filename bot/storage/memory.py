@@ -54,6 +54,8 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
         self._answers = Answers()
         self._post_answers: defaultdict[int, dict[str, StoredAnswer]] = defaultdict(dict)
         """post id -> user id -> their answer: the first click stands."""
+        self._held: defaultdict[int, dict[str, PostAnswer]] = defaultdict(dict)
+        """post id -> user id -> their click on a game's open question, until its close."""
         self._runs: dict[int, RunRecord] = {}
         self._active_runs: dict[tuple[str, str, str], int] = {}
         self._run_answers: defaultdict[int, dict[str, StoredAnswer]] = defaultdict(dict)
@@ -113,6 +115,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
         for post_id, post in self._posts.items():
             if post.server_id == server_id:
                 self._post_answers[post_id].pop(user_id, None)
+                self._held[post_id].pop(user_id, None)
         for run_id in [
             r.id for r in self._runs.values() if (r.server_id, r.user_id) == (server_id, user_id)
         ]:
@@ -176,6 +179,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             opened_at=_utc(post.opened_at),
             schedule_id=post.schedule_id,
             game_id=post.game_id,
+            closes_at=None if post.closes_at is None else _utc(post.closes_at),
         )
         self._posts[record.id] = record
         return record
@@ -217,14 +221,24 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
         post = self._posts.get(post_id)
         if post is None or not post.is_open:
             return False
+        self._settle(post)
         self._posts[post_id] = replace(post, closed_at=_utc(at))
         return True
 
     async def discard_post(self, post_id: int, at: datetime) -> None:
         post = self._posts.get(post_id)
         if post is not None:
+            if post.is_open:
+                self._settle(post)
             closed_at = post.closed_at or _utc(at)
             self._posts[post_id] = replace(post, closed_at=closed_at, schedule_id=None)
+
+    def _settle(self, post: PostRecord) -> None:
+        """A game question's held clicks, written as the clicks they are (`_answer`), in
+        the order they came: `bot.storage.held_answers` in SQL."""
+        held = self._held.pop(post.id, {})
+        for answer in sorted(held.values(), key=lambda a: (a.at, a.user_id)):
+            self._answer(post, answer)
 
     async def answer_post(
         self, answer: PostAnswer, *, deadline: float | None = None
@@ -236,10 +250,25 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             nobody = self._player(server_id, user_id)
             return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
         earlier = self._post_answers[post.id].get(user_id)
-        if not post.is_open or earlier is not None:
+        held = self._held.get(post.id, {}).get(user_id)
+        if not post.is_open or earlier is not None or held is not None:
             status = AnswerStatus.CLOSED if not post.is_open else AnswerStatus.DUPLICATE
-            choice = None if earlier is None else earlier.choice
+            choice = earlier.choice if earlier is not None else None
+            if held is not None:
+                choice = held.choice
             return PostAnswerOutcome(status, choice, self._player(server_id, user_id), post)
+        if post.game_id is not None:  # held until its reveal, scored at its close
+            self._held[post.id][user_id] = replace(answer, at=_utc(answer.at))
+            player = self._player(server_id, user_id)
+            return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post)
+        points = self._answer(post, answer)
+        player = self._player(server_id, user_id)
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
+
+    def _answer(self, post: PostRecord, answer: PostAnswer) -> int:
+        """Stores a first click on an open post: its points (only at the person's first
+        meeting with the question), its answer and its card; the points."""
+        server_id, user_id = post.server_id, answer.user_id
         meeting = (server_id, post.season, user_id, post.deck_id, post.question_id)
         points = 0 if meeting in self._met else answer.points
         self._met.add(meeting)
@@ -257,18 +286,20 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
         )
         self._post_answers[post.id][user_id] = stored
         self.keep_card(server_id, _played(stored))
-        player = self._player(server_id, user_id)
-        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
+        return points
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         answer = self._post_answers.get(post_id, {}).get(user_id)
-        return None if answer is None else answer.choice
+        if answer is None:
+            held = self._held.get(post_id, {}).get(user_id)
+            return None if held is None else held.choice
+        return answer.choice
 
     async def tally(self, post_id: int) -> dict[int, int]:
         return dict(Counter(a.choice for a in self._post_answers.get(post_id, {}).values()))
 
     async def answer_count(self, post_id: int) -> int:
-        return len(self._post_answers.get(post_id, {}))
+        return len(self._post_answers.get(post_id, {})) + len(self._held.get(post_id, {}))
 
     # Runs
 

@@ -106,6 +106,8 @@ class MemoryGames:
     async def game_scores(self, game_id: int) -> Sequence[GameScore]:
         right: dict[str, int] = {}
         for post in await self.game_posts(game_id):
+            if post.message_ref is None:  # never shown (withdrawn): counts for nothing
+                continue
             for user_id, answer in self._post_answers.get(post.id, {}).items():
                 right[user_id] = right.get(user_id, 0) + int(answer.correct)
         return [GameScore(user_id, points) for user_id, points in right.items()]

@@ -282,7 +282,11 @@ class _Reads:
 
     def _made(self, facts: list[Any]) -> Any:
         target: Any = self._row(*facts)
-        return target._replace(opened_at=utc(target.opened_at), closed_at=utc(target.closed_at))
+        return target._replace(
+            opened_at=utc(target.opened_at),
+            closed_at=utc(target.closed_at),
+            closes_at=utc(target.closes_at),
+        )
 
     def _sql_for(self, rows: int) -> str:
         values = compiled.values(4, rows)

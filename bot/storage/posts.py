@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import NewPost, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.service.ports import PostsAndAnswers, QuestionOpen
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.held_answers import HELD_CHOICE, HeldAnswerWrite, settle
 from bot.storage.player import POST_CHOICE
 from bot.storage.post_answers import PostAnswerWrite
 from bot.storage.records import post_record
-from bot.storage.tables import answers, first_meetings, posts
+from bot.storage.tables import UtcDateTime, answers, first_meetings, held_answers, posts
 
 
 class SqlPosts(SqlAggregate, PostsAndAnswers):
@@ -33,6 +34,7 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
                 schedule_id=post.schedule_id,
                 game_id=post.game_id,
                 opened_at=post.opened_at,
+                closes_at=post.closes_at,
             )
             .on_conflict_do_nothing(
                 index_elements=[posts.c.server_id, posts.c.deck_id, posts.c.question_id],
@@ -108,20 +110,30 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
         await self._exec(update(posts).where(posts.c.id == post_id).values(message_ref=message_ref))
 
     async def close_post(self, post_id: int, at: datetime) -> bool:
-        stmt = (
-            update(posts)
-            .where(posts.c.id == post_id, posts.c.closed_at.is_(None))
-            .values(closed_at=at)
-            .returning(posts.c.id)
-        )
-        return await self._one(stmt, write=True) is not None
+        """Closes the post, writing a game question's held clicks first (`settle`), in one
+        transaction: the post's row locked first, so no click lands in between."""
+
+        def close(conn: Connection) -> bool:
+            row = conn.execute(_OPEN_POST, {"post_id": post_id}).first()
+            if row is None:
+                return False
+            settle(conn, post_record(row))
+            conn.execute(_CLOSE, {"post_id": post_id, "at": at})
+            return True
+
+        return await self._tx.write(close)
 
     async def discard_post(self, post_id: int, at: datetime) -> None:
-        await self._exec(
-            update(posts)
-            .where(posts.c.id == post_id)
-            .values(closed_at=func.coalesce(posts.c.closed_at, at), schedule_id=None)
-        )
+        """A game question's held clicks are written as at a close (they were acknowledged);
+        the post is closed and detached from its schedule."""
+
+        def discard(conn: Connection) -> None:
+            row = conn.execute(_OPEN_POST, {"post_id": post_id}).first()
+            if row is not None:
+                settle(conn, post_record(row))
+            conn.execute(_DISCARD, {"post_id": post_id, "at": at})
+
+        await self._tx.write(discard)
 
     async def answer_post(
         self, answer: PostAnswer, *, deadline: float | None = None
@@ -129,14 +141,20 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
         """The first answer wins the (post, user) unique key; CLOSED carries the user's
         earlier choice, if any (see `bot.storage.post_answers`)."""
         person = (answer.post.server_id, answer.user_id)
+        if answer.post.game_id is not None:  # held until its reveal (`held_answers`)
+            held = HeldAnswerWrite(answer)
+            return await self._tx.write(held, deadline=deadline, key=person)
         return await self._tx.write(PostAnswerWrite(answer), deadline=deadline, key=person)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
-        def read(conn: Connection) -> int | None:
-            choice: int | None = conn.scalar(POST_CHOICE, {"post_id": post_id, "user_id": user_id})
-            return choice
+        """Held (a game's open question) or answered."""
 
-        return await self._tx.read(read)
+        def read(conn: Connection) -> int | None:
+            keys = {"post_id": post_id, "user_id": user_id}
+            choice: int | None = conn.scalar(POST_CHOICE, keys)
+            return choice if choice is not None else conn.scalar(HELD_CHOICE, keys)
+
+        return await self._tx.read(read, snapshot=True)
 
     async def tally(self, post_id: int) -> dict[int, int]:
         """Only choices someone picked appear; a reveal reads the others as 0."""
@@ -148,7 +166,30 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
         return {choice: count for choice, count in counts}
 
     async def answer_count(self, post_id: int) -> int:
-        count: int = await self._scalar(
-            select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
+        """Answers and held clicks (a game's open question)."""
+        stored = select(func.count()).select_from(answers).where(answers.c.post_id == post_id)
+        held = (
+            select(func.count()).select_from(held_answers).where(held_answers.c.post_id == post_id)
         )
+        count: int = await self._scalar(select(stored.scalar_subquery() + held.scalar_subquery()))
         return count
+
+
+_OPEN_POST = (
+    select(posts)
+    .where(posts.c.id == bindparam("post_id"), posts.c.closed_at.is_(None))
+    .with_for_update(of=posts)
+)
+_CLOSE = (
+    update(posts)
+    .where(posts.c.id == bindparam("post_id"), posts.c.closed_at.is_(None))
+    .values(closed_at=bindparam("at", type_=UtcDateTime()))
+)
+_DISCARD = (
+    update(posts)
+    .where(posts.c.id == bindparam("post_id"))
+    .values(
+        closed_at=func.coalesce(posts.c.closed_at, bindparam("at", type_=UtcDateTime())),
+        schedule_id=None,
+    )
+)

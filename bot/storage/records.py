@@ -36,6 +36,7 @@ def post_record(row: AnyRow) -> PostRecord:
         message_ref=row.message_ref,
         schedule_id=row.schedule_id,
         game_id=row.game_id,
+        closes_at=row.closes_at,
     )
 
 

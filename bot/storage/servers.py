@@ -18,6 +18,7 @@ from bot.storage.tables import (
     answers,
     first_meetings,
     game_results,
+    held_answers,
     meta,
     problem_reports,
     review_answers,
@@ -116,6 +117,7 @@ class SqlServers(SqlAggregate, Servers):
             forget_mastery(conn, server_id, user_id)
             answered = conn.execute(delete(answers).where(where(answers))).rowcount
             forgotten = (runs, first_meetings, review_answers, problem_reports, game_results)
+            conn.execute(delete(held_answers).where(where(held_answers)))
             for table in (*forgotten, user_settings):
                 conn.execute(delete(table).where(where(table)))
             return int(answered)

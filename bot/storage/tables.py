@@ -112,6 +112,7 @@ posts = Table(
     Column("closed_at", UtcDateTime),
     Column("message_ref", String),
     Column("game_id", RowId),
+    Column("closes_at", UtcDateTime),
 )
 Index(
     "ix_posts_open_in_channel",
@@ -198,6 +199,22 @@ game_results = Table(
 """Everyone who played a finished game, with their place: `/quiz stats` counts games played
 and won from a person's rows."""
 Index("ix_game_results_player", game_results.c.server_id, game_results.c.user_id)
+
+held_answers = Table(
+    "held_answers",
+    metadata,
+    Column("post_id", RowId, ForeignKey("posts.id"), primary_key=True),
+    Column("user_id", String, primary_key=True),
+    Column("server_id", String, nullable=False),
+    Column("choice", Integer, nullable=False),
+    Column("correct", Boolean, nullable=False),
+    Column("points", Integer, nullable=False),
+    Column("answered_at", UtcDateTime, nullable=False),
+)
+"""Clicks on a game's open question: stored at once, scored (moved into `answers` by the
+click's own write) when the question closes, so nothing shows them before its reveal
+(`bot.storage.held_answers`). The key makes the first click stand."""
+Index("ix_held_answers_person", held_answers.c.server_id, held_answers.c.user_id)
 
 runs = Table(
     "runs",

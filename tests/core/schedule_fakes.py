@@ -15,7 +15,7 @@ from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
 from bot.presentation.report_messages import digest_messages
-from bot.service.delivery import DeliveryError
+from bot.service.delivery import ChannelRefused, DeliveryError
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
@@ -25,8 +25,11 @@ from tests import factories
 
 @dataclass
 class FakeDelivery:
-    """Records what it is asked to send. `fail` maps a channel id to the `DeliveryError`
-    reason its posts get; `explode` channels raise a plain bug-like exception."""
+    """Records what it is asked to send. `fail` maps a channel id to the reason its posts
+    and announcements are refused with (`ChannelRefused`: the bot may not post there);
+    `flaky` to how many of its next posts and announcements fail as a platform's transient
+    error would (a plain `DeliveryError`); `explode` channels raise a plain bug-like
+    exception; `hold` channels' announcements wait for their event (a slow platform)."""
 
     posts: list[PostView] = field(default_factory=list)
     reveals: list[Reveal] = field(default_factory=list)
@@ -48,11 +51,21 @@ class FakeDelivery:
     """When set, each `tell` waits for this event first (a DM that takes its time)."""
     posted: asyncio.Event = field(default_factory=asyncio.Event)
     """Set at each post, for tests that wait on `Scheduler.run`."""
+    flaky: dict[str, int] = field(default_factory=dict)
+    hold: dict[str, asyncio.Event] = field(default_factory=dict)
+    ended: list[GameNews] = field(default_factory=list)
+    """What `notify_game_end` was asked to tell each game's starter."""
+
+    def _flake(self, channel: str) -> None:
+        if self.flaky.get(channel, 0) > 0:
+            self.flaky[channel] -= 1
+            raise DeliveryError("Slack answered internal_error")
 
     async def post(self, view: PostView) -> str:
         channel = view.post.channel_id
         if channel in self.fail:
-            raise DeliveryError(self.fail[channel])
+            raise ChannelRefused(self.fail[channel])
+        self._flake(channel)
         if channel in self.explode:
             raise RuntimeError("boom")
         self.posts.append(view)
@@ -65,9 +78,16 @@ class FakeDelivery:
         self.reveals.append(reveal)
 
     async def announce(self, news: GameNews) -> None:
-        if news.game.channel_id in self.fail:
-            raise DeliveryError(self.fail[news.game.channel_id])
+        channel = news.game.channel_id
+        if channel in self.hold:
+            await self.hold[channel].wait()
+        if channel in self.fail:
+            raise ChannelRefused(self.fail[channel])
+        self._flake(channel)
         self.news.append(news)
+
+    async def notify_game_end(self, news: GameNews) -> None:
+        self.ended.append(news)
 
     async def notify_failure(self, schedule: Schedule, reason: str) -> None:
         self.failures.append((schedule, reason))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -183,7 +184,10 @@ async def test_a_failing_delivery_is_recorded_and_the_others_still_post(
 
 
 async def test_a_broken_schedule_or_store_never_stops_the_loop(
-    w: World, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+    w: World,
+    clock: ManualClock,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     await daily(w, "C1")
     gone = NewSchedule("slack:T1", "C0", "09:00", "Asia/Dhaka", "no-deck", "daily", "boss", BEFORE)
@@ -194,11 +198,32 @@ async def test_a_broken_schedule_or_store_never_stops_the_loop(
     [slot] = await w.store.recent_slots(broken.id, 1)
     assert slot.error is not None and slot.error.startswith("its deck no-deck is not loaded")
 
+    looked = 0
+    many = asyncio.Event()
+
     async def down() -> None:
+        nonlocal looked
+        looked += 1
+        if looked == 6:
+            many.set()
         raise ConnectionError("database is down")
 
     monkeypatch.setattr(w.store, "enabled_schedules", down)
-    assert (await w.scheduler.tick()).posted == []  # logged, not raised
+    with pytest.raises(ConnectionError):  # a tick that could do nothing says so...
+        await w.scheduler.tick()
+    with caplog.at_level(logging.INFO, logger="quizbot.scheduler"):
+        running = asyncio.create_task(w.scheduler.run())  # ...and the loop goes on
+        await asyncio.wait_for(many.wait(), timeout=10)
+        assert not running.done()
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+    said = [r for r in caplog.records if "database is down" in r.getMessage()]
+    assert said[0].getMessage() == (
+        "the scheduler failed: ConnectionError: database is down; trying again in 15 s"
+    )
+    assert all("still failing" in r.getMessage() for r in said[1:])  # at most once a minute
+    assert len(said) < looked and not any(r.exc_info for r in said)  # no traceback a tick
 
 
 async def test_a_failing_reveal_does_not_stop_the_next_post(w: World, clock: ManualClock) -> None:

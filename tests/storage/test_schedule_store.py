@@ -206,11 +206,12 @@ async def test_a_0001_database_with_data_upgrades(db: Database) -> None:
         async with old.begin() as conn:
             made = []
             for post in (a_post(None), a_post(None, at=T0 + timedelta(hours=1), channel="C2")):
-                then = [c for c in posts.c if c.name != "game_id"]  # games came in 0011
+                later = ("game_id", "closes_at")  # games came in 0011, deadlines in 0012
+                then = [c for c in posts.c if c.name not in later]
                 insert = (
                     posts.insert()
                     .values(**_columns(post))
-                    .returning(*then, literal(None).label("game_id"))
+                    .returning(*then, *(literal(None).label(name) for name in later))
                 )
                 made.append(post_record((await conn.execute(insert)).one()))
             kept, newer = made
