@@ -21,17 +21,19 @@ from bot.storage.schedules import SqlSchedules, SqlSlots
 from bot.storage.servers import SqlServers
 from bot.storage.standings import SqlStandings
 from bot.storage.transactions import Transactions, sqlite_twin
+from bot.storage.trouble import TroubleLog
 
 
 async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
     """A store on `url` with its schema migrated to head. `schema`: see `store_engine`."""
-    engine = store_engine(url, schema=schema, autocommit=True)
+    trouble = TroubleLog()
+    engine = store_engine(url, schema=schema, autocommit=True, trouble=trouble)
     try:
         await migrate(engine)
     except BaseException:
         await engine.dispose()
         raise
-    return SqlStore(engine)
+    return SqlStore(engine, trouble)
 
 
 class SqlStore(
@@ -47,16 +49,17 @@ class SqlStore(
 ):
     """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, trouble: TroubleLog | None = None) -> None:
         name = engine.dialect.name
         if name not in ("sqlite", "postgresql"):
             raise ValueError(f"unsupported database {name!r}")
+        trouble = trouble or TroubleLog()
         twin = None
         if name == "sqlite":
             twin = sqlite_twin(engine)
             tune_sqlite(twin)
-            translate_errors(twin)
-        self._tx = Transactions(engine, twin)
+            translate_errors(twin, trouble)
+        self._tx = Transactions(engine, twin, trouble)
         self._insert = sqlite.insert if name == "sqlite" else postgresql.insert
 
     async def close(self) -> None:

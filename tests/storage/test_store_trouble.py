@@ -1,0 +1,139 @@
+"""SQLite trouble other than a lock (issue 32, findings 8 and 15): a full disk or a read-only
+file is "try again" for a click, said in the log once a minute at most, never "something
+went wrong" with a traceback per click, and never retried once per click of a batch; the
+store recovers by itself when the trouble ends.
+
+The faults are real SQLite errors on the store's own connections (tests/storage/faults.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import event
+
+from bot.domain.actor import Actor
+from bot.domain.clock import SystemClock
+from bot.domain.records import AnswerStatus
+from bot.service.ports import StoreUnavailable
+from bot.service.quiz import Quiz
+from bot.storage import SqlStore, open_store
+from bot.storage.trouble import TroubleLog
+from tests import factories
+from tests.storage.faults import full, read_only, twin
+
+CLICKS = 64
+
+
+def user(name: str) -> Actor:
+    return Actor("slack:T1", name)
+
+
+def events(records: Sequence[logging.LogRecord], name: str) -> list[logging.LogRecord]:
+    return [r for r in records if getattr(r, "event", None) == name]
+
+
+async def sqlite_quiz(path: Path) -> tuple[SqlStore, Quiz]:
+    store = await open_store(f"sqlite:///{path}")
+    return store, Quiz(store=store, decks=factories.library(), clock=SystemClock())
+
+
+async def test_a_full_disk_is_try_again_for_every_click_said_once_and_not_retried_per_click(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store, quiz = await sqlite_quiz(tmp_path / "full.db")
+    begins: list[str] = []
+
+    def count_begins(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        if statement.startswith("BEGIN"):
+            begins.append(statement)
+
+    try:
+        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        event.listen(twin(store), "before_cursor_execute", count_begins)
+        caplog.set_level(logging.INFO, logger="quizbot")
+        with full(store):
+            outcomes = await asyncio.gather(
+                *(quiz.answer(user(f"u{i}"), view.post.id, i % 3) for i in range(CLICKS)),
+                return_exceptions=True,
+            )
+        event.remove(twin(store), "before_cursor_execute", count_begins)
+        refused = [i for i, o in enumerate(outcomes) if isinstance(o, StoreUnavailable)]
+        bugs = [o for o in outcomes if isinstance(o, Exception) and type(o) is not StoreUnavailable]
+        print(
+            f"\nfull: {CLICKS} clicks, {len(refused)} told to try again, "
+            f"{CLICKS - len(refused)} stored, {len(begins)} transactions begun"
+        )
+        assert bugs == []  # never "something went wrong"
+        assert len(refused) >= CLICKS // 2  # the disk really was full for them
+        assert len(begins) <= 4  # the batch failed once, not once per click again
+        for i, outcome in enumerate(outcomes):
+            stored = await store.post_answer_of(view.post.id, f"u{i}")
+            assert (stored is None) == (i in refused), (i, outcome)
+
+        said = events(caplog.records, "store_trouble")
+        assert len(said) == 1 and "full" in said[0].getMessage(), said
+        assert not [r for r in caplog.records if r.exc_info], "no traceback per click"
+
+        again = await asyncio.gather(  # the disk freed: the same people click again
+            *(quiz.answer(user(f"u{i}"), view.post.id, i % 3) for i in refused)
+        )
+        assert all(r.status is AnswerStatus.NEW for r in again)
+        assert await store.answer_count(view.post.id) == CLICKS
+        assert len(events(caplog.records, "store_recovered")) == 1
+    finally:
+        await store.close()
+
+
+async def test_a_read_only_database_while_running_is_try_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "ro.db"
+    store, quiz = await sqlite_quiz(path)
+    try:
+        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        caplog.set_level(logging.INFO, logger="quizbot")
+        with read_only(store, path) as route:
+            outcomes = await asyncio.gather(
+                *(quiz.answer(user(f"u{i}"), view.post.id, 0) for i in range(10)),
+                return_exceptions=True,
+            )
+            assert all(type(o) is StoreUnavailable for o in outcomes), outcomes
+            assert await store.answer_count(view.post.id) == 0  # reads still work
+        print(f"\nread-only ({route}): 10 clicks told to try again")
+        said = events(caplog.records, "store_trouble")
+        assert len(said) == 1 and "read-only" in said[0].getMessage(), said
+        assert not [r for r in caplog.records if r.exc_info]
+
+        again = await quiz.answer(user("u0"), view.post.id, 0)  # no restart
+        assert again.status is AnswerStatus.NEW
+    finally:
+        await store.close()
+
+
+def test_the_trouble_log_says_a_kind_once_a_minute_with_what_it_left_out(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    now = [0.0]
+    trouble = TroubleLog(clock=lambda: now[0])
+    caplog.set_level(logging.INFO, logger="quizbot.storage")
+    full_disk = OSError("database or disk is full")
+    for _ in range(100):
+        trouble.refused("full", full_disk)
+        now[0] += 0.5  # a refusal every half second: 50 s in all
+    trouble.refused("locked", OSError("database is locked"))  # another kind: said at once
+    now[0] += 11
+    trouble.refused("full", full_disk)  # a minute after the first line
+    trouble.cleared()
+    trouble.cleared()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 4, lines
+    assert "(full)" in lines[0] and "more like it" not in lines[0]
+    assert "(locked)" in lines[1]
+    assert "99 more like it since the last line" in lines[2]
+    assert "writes commit again; 102 refusals" in lines[3]
