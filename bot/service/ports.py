@@ -110,6 +110,11 @@ class Servers(Protocol):
 
     async def set_meta(self, key: str, value: str) -> None: ...
 
+    async def writable(self) -> None:
+        """Returns when the database takes writes now; StoreUnavailable if it cannot
+        (unreachable, read-only, locked by another process): what `/healthz` asks."""
+        ...
+
 
 class PostsAndAnswers(Protocol):
     """Questions posted in channels and the clicks on them: the first click stands."""

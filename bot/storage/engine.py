@@ -1,5 +1,6 @@
 """The store's engines: connections tuned for the store, database trouble made
-StoreUnavailable ("try again", see `trouble`), and the migrations applied under a lock.
+StoreUnavailable ("try again", see `trouble`), and the migrations applied under a lock by a
+process that can write (a database it cannot write to is refused at start, in one line).
 
 On SQLite, write transactions start with BEGIN IMMEDIATE: a deferred transaction that reads
 and then writes gets SQLITE_BUSY at once when another writer holds the lock, ignoring
@@ -15,21 +16,24 @@ import re
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, event, func, select
+from sqlalchemy import Engine, event, func, select, text
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
 from sqlalchemy.engine import make_url as engine_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from bot.config import SetupError
 from bot.service.ports import StoreUnavailable
 from bot.storage.transactions import READ, WRITE, RolledBack
 from bot.storage.trouble import (
     ROLLED_BACK,
     TroubleLog,
+    describe,
     passing,
     reopens,
     sqlstate_of,
@@ -192,24 +196,64 @@ def tune_sqlite(engine: Engine) -> None:
 
 
 async def upgrade(url: str, *, schema: str | None = None) -> None:
-    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there."""
-    engine = store_engine(url, schema=schema)
+    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there.
+    Raises `CannotWrite` if the database cannot be written to."""
+    engine = store_engine(url, schema=schema, trouble=TroubleLog(quiet=True))
     try:
         await migrate(engine)
     finally:
         await engine.dispose()
 
 
+class CannotWrite(SetupError):
+    """The database cannot be written to at start (read-only, full, locked, unreachable):
+    said in one line, before anything is promised to anyone."""
+
+
+_WHY = {
+    "read-only": "check that the bot's user may write the file and its folder, and that "
+    "the disk is mounted read-write",
+    "full": "free some disk space",
+    "locked": "another process holds its write lock (a second quizbot, a migration, "
+    "a sqlite3 shell); stop it or try again",
+    "cannot open": "check that the file and its folder exist and the bot may open them",
+}
+_WHY_POSTGRESQL = {
+    "read-only": "the server takes no writes (a standby?): point the URL at the primary",
+    "out of resources": "the server is out of disk, memory or connections",
+}
+_WHY_ELSE = "is the database server running, and the URL right?"
+_PROBE = text("UPDATE alembic_version SET version_num = version_num")
+"""A write that changes nothing: SQLite (which starts even BEGIN IMMEDIATE on a read-only
+file) and PostgreSQL (a standby) refuse it when the database is read-only."""
+
+
 async def migrate(engine: AsyncEngine) -> None:
     """Runs Alembic in one write transaction on `engine`, so two processes starting at once
-    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
+    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock), and
+    writes in it: a database with nothing to migrate may still be one this process cannot
+    write to, which is said now (`CannotWrite`) rather than to the first person to click."""
     options: dict[str, Any] = {WRITE: True}
     if engine.dialect.name == "postgresql":
         options["isolation_level"] = "READ COMMITTED"  # a transaction, whatever the default
-    async with engine.execution_options(**options).begin() as connection:
-        if connection.dialect.name == "postgresql":
-            await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
-        await connection.run_sync(_alembic_upgrade)
+    try:
+        async with engine.execution_options(**options).begin() as connection:
+            if connection.dialect.name == "postgresql":
+                await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+            await connection.run_sync(_alembic_upgrade)
+            await connection.execute(_PROBE)
+    except StoreUnavailable as refused:
+        cause = refused.__cause__ or refused
+        kind = passing(cause) or "unreachable"
+        where = engine.url.render_as_string(hide_password=True)
+        if engine.dialect.name == "sqlite":  # the file, as people name it
+            where = unquote((engine.url.database or "").removeprefix("file:"))
+        why = (_WHY_POSTGRESQL if engine.dialect.name == "postgresql" else _WHY).get(
+            kind, _WHY_ELSE
+        )
+        raise CannotWrite(
+            f"the database {where} cannot be written to ({kind}: {describe(cause)}): {why}"
+        ) from refused
 
 
 def _alembic_upgrade(connection: Connection) -> None:

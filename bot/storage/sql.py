@@ -8,7 +8,11 @@ Servers (`servers`), posts and their answers (`posts`, the click in `post_answer
 
 from __future__ import annotations
 
+import time
+
+from sqlalchemy import text
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import QuizStore
@@ -25,15 +29,23 @@ from bot.storage.trouble import TroubleLog
 
 
 async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
-    """A store on `url` with its schema migrated to head. `schema`: see `store_engine`."""
-    trouble = TroubleLog()
+    """A store on `url` with its schema migrated to head. `schema`: see `store_engine`.
+    Raises `engine.CannotWrite` (one line) if this process cannot write to the database."""
+    trouble = TroubleLog(quiet=True)  # a refusal at start is said in one line, by migrate
     engine = store_engine(url, schema=schema, autocommit=True, trouble=trouble)
     try:
         await migrate(engine)
     except BaseException:
         await engine.dispose()
         raise
+    trouble.quiet = False
     return SqlStore(engine, trouble)
+
+
+PROBE_SECONDS = 2.0
+"""How long `writable` waits, at most, for another process's write lock."""
+_PROBE = text("UPDATE meta SET value = value WHERE key = 'quizbot.writable'")
+"""A write that changes nothing, which a read-only database refuses all the same."""
 
 
 class SqlStore(
@@ -61,6 +73,16 @@ class SqlStore(
             translate_errors(twin, trouble)
         self._tx = Transactions(engine, twin, trouble)
         self._insert = sqlite.insert if name == "sqlite" else postgresql.insert
+
+    async def writable(self) -> None:
+        """Returns when the database takes a write now (one that changes nothing);
+        StoreUnavailable if it is unreachable, read-only, or locked by another process for
+        PROBE_SECONDS (`/healthz`)."""
+
+        def probe(conn: Connection) -> None:
+            conn.execute(_PROBE)
+
+        await self._tx.write(probe, deadline=time.monotonic() + PROBE_SECONDS)
 
     async def close(self) -> None:
         await self._tx.close()

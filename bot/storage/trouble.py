@@ -139,8 +139,14 @@ class TroubleLog:
     write commits again. Shared by the threads that run transactions."""
 
     def __init__(
-        self, every: float = EVERY, clock: Callable[[], float] = time.monotonic
+        self,
+        every: float = EVERY,
+        clock: Callable[[], float] = time.monotonic,
+        *,
+        quiet: bool = False,
     ) -> None:
+        self.quiet = quiet
+        """Nothing is logged (at start, where a refusal is said in one line instead)."""
         self._every = every
         self._clock = clock
         self._lock = threading.Lock()
@@ -152,6 +158,8 @@ class TroubleLog:
 
     def refused(self, kind: str, error: BaseException) -> None:
         """Something was refused (a transaction, a connection) because of `error`."""
+        if self.quiet:
+            return
         now = self._clock()
         with self._lock:
             self._refused += 1

@@ -1,7 +1,8 @@
 """SQLite trouble other than a lock (issue 32, findings 8 and 15): a full disk or a read-only
 file is "try again" for a click, said in the log once a minute at most, never "something
-went wrong" with a traceback per click, and never retried once per click of a batch; the
-store recovers by itself when the trouble ends.
+went wrong" with a traceback per click, and never retried once per click of a batch; a
+read-only database is refused at start in one line and fails `/healthz`; the store recovers
+by itself when the trouble ends.
 
 The faults are real SQLite errors on the store's own connections (tests/storage/faults.py).
 """
@@ -25,7 +26,7 @@ from bot.service.quiz import Quiz
 from bot.storage import SqlStore, open_store
 from bot.storage.trouble import TroubleLog
 from tests import factories
-from tests.storage.faults import full, read_only, twin
+from tests.storage.faults import full, read_only, read_only_url, twin, writable_again
 
 CLICKS = 64
 
@@ -90,13 +91,14 @@ async def test_a_full_disk_is_try_again_for_every_click_said_once_and_not_retrie
         await store.close()
 
 
-async def test_a_read_only_database_while_running_is_try_again(
+async def test_a_read_only_database_while_running_is_try_again_and_healthz_says_so(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     path = tmp_path / "ro.db"
     store, quiz = await sqlite_quiz(path)
     try:
         view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        await store.writable()
         caplog.set_level(logging.INFO, logger="quizbot")
         with read_only(store, path) as route:
             outcomes = await asyncio.gather(
@@ -104,16 +106,39 @@ async def test_a_read_only_database_while_running_is_try_again(
                 return_exceptions=True,
             )
             assert all(type(o) is StoreUnavailable for o in outcomes), outcomes
+            with pytest.raises(StoreUnavailable):
+                await store.writable()  # what /healthz asks
             assert await store.answer_count(view.post.id) == 0  # reads still work
-        print(f"\nread-only ({route}): 10 clicks told to try again")
+        print(f"\nread-only ({route}): 10 clicks told to try again, /healthz failing")
         said = events(caplog.records, "store_trouble")
         assert len(said) == 1 and "read-only" in said[0].getMessage(), said
         assert not [r for r in caplog.records if r.exc_info]
 
-        again = await quiz.answer(user("u0"), view.post.id, 0)  # no restart
+        await store.writable()  # writable again, and the store sees it without a restart
+        again = await quiz.answer(user("u0"), view.post.id, 0)
         assert again.status is AnswerStatus.NEW
     finally:
         await store.close()
+
+
+async def test_a_read_only_database_is_refused_at_start_in_one_line(tmp_path: Path) -> None:
+    from bot.config import SetupError
+
+    path = tmp_path / "ro.db"
+    store = await open_store(f"sqlite:///{path}")  # up to date: nothing left to migrate
+    await store.close()
+    url = read_only_url(path)
+    try:
+        with pytest.raises(SetupError) as refused:
+            await open_store(url)
+    finally:
+        writable_again(path)
+    said = str(refused.value)
+    print(f"\n{url}: {said}")
+    assert "\n" not in said
+    assert "read-only" in said and str(path) in said
+    store = await open_store(f"sqlite:///{path}")  # writable again: it starts
+    await store.close()
 
 
 def test_the_trouble_log_says_a_kind_once_a_minute_with_what_it_left_out(
