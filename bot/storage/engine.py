@@ -29,7 +29,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from bot.config import SetupError
 from bot.service.ports import StoreUnavailable
-from bot.storage.transactions import READ, WRITE, RolledBack
+from bot.storage.transactions import BUSY_MS, LOCK_WAIT, READ, WRITE, RolledBack
 from bot.storage.trouble import (
     ROLLED_BACK,
     TroubleLog,
@@ -170,13 +170,16 @@ def tune_sqlite(engine: Engine) -> None:
     BEGIN: pysqlite's is disabled (isolation_level=None) so we can say IMMEDIATE."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    def _on_connect(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsyncs at checkpoints
-            cursor.execute("PRAGMA busy_timeout=5000")  # ms a writer waits for the lock
+            # ms a writer waits for another process's lock; a click's write waits less
+            # (`transactions.lock_wait`), and the connection remembers what it was told
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+            record.info[LOCK_WAIT] = BUSY_MS
             cursor.execute("PRAGMA foreign_keys=ON")
             # The store checkpoints the log in a thread of its own (`transactions`); a commit
             # checkpoints only if that falls far behind, as a backstop (40 MB of log).

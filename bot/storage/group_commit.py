@@ -1,7 +1,8 @@
 """Group commit: writes that queue up while one transaction runs go together in the next
 one, so in a burst of clicks one BEGIN and one COMMIT serve many (`bot.storage.transactions`
-runs the transactions). A write never waits in memory past its deadline: it is refused
-unrun."""
+runs the transactions). A write never waits past its deadline: it is refused unrun, and the
+transaction that takes it is told the earliest deadline of its writes (SQLite's lock wait
+ends before it)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,8 @@ class GroupCommit:
     other in a cycle.
     """
 
-    commit: Callable[[list[Work[Any]]], Awaitable[list[Outcome]]]
+    commit: Callable[[list[Work[Any]], float | None], Awaitable[list[Outcome]]]
+    """Runs one transaction of writes, given the earliest of their deadlines."""
     most: int = 64
     _queue: list[_Queued] = field(default_factory=list)
     _busy: bool = False
@@ -54,13 +56,15 @@ class GroupCommit:
     """Set while the queue drains in a task of its own."""
 
     async def write(self, work: Work[T], deadline: float | None = None) -> T:
+        if deadline is not None and time.monotonic() > deadline:
+            raise StoreUnavailable()  # too late to begin: unrun, so "try again" is true
         if self._busy:  # queue behind the transaction running now
             future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
             self._queue.append(_Queued(work, future, deadline))
             return await future
         self._busy = True
         try:
-            [(ok, value)] = await self.commit([work])
+            [(ok, value)] = await self.commit([work], deadline)
         finally:
             if self._queue:
                 self._running = asyncio.create_task(self._run())
@@ -97,7 +101,8 @@ class GroupCommit:
                 batch = self._take()
                 if not batch:
                     continue
-                outcomes = await self.commit([queued.work for queued in batch])
+                deadline = min((q.deadline for q in batch if q.deadline is not None), default=None)
+                outcomes = await self.commit([queued.work for queued in batch], deadline)
                 for queued, (ok, value) in zip(batch, outcomes, strict=True):
                     if queued.future.done():  # cancelled while its transaction ran
                         continue

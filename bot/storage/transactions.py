@@ -14,9 +14,11 @@ in one hop:
 
 On both, writes that queue up while one transaction runs go together in the next one (a
 group commit, `GroupCommit`): in a burst of clicks, one BEGIN and one COMMIT serve many, and a
-write never waits in memory past its deadline (it is refused instead, unrun). Trouble that
-fails a transaction for all its writes (`trouble.passing`: a full disk, a read-only file)
-fails them together, once, and is logged by `TroubleLog`.
+write never waits past its deadline: not in memory (it is refused instead, unrun), and on
+SQLite not for another process's write lock either (`lock_wait`), so a click is refused with
+"try again" before the platform gives up on it, never stored after its clicker was told it
+failed. Trouble that fails a transaction for all its writes (`trouble.passing`: a full disk,
+a read-only file) fails them together, once, and is logged by `TroubleLog`.
 
 A caller cancelled while its SQLite function runs gets CancelledError at once; the function
 itself completes or rolls back in its thread, as a transaction does when a client goes away.
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import time
 from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
@@ -52,6 +55,13 @@ READ = "quizbot_read"
 READERS = 2
 """SQLite reader threads: WAL lets them read beside the writer; sqlite3 drops the GIL while
 it steps, so two keep a 2-core machine busy without queueing reads behind writes."""
+BUSY_MS = 5000
+"""SQLite: milliseconds a write with no deadline waits for another process's write lock."""
+LOCK_WAIT = "quizbot_busy_ms"
+"""Key, in a SQLite connection's `info`, of the busy_timeout it was last given."""
+LOCK_WAIT_STEP = 100
+"""A click's lock wait is its time left, rounded down to this many ms: the transactions of a
+burst then mostly find their connection already set, and skip the PRAGMA."""
 PG_LANES = 4
 """PostgreSQL group commits running side by side, each on its own connection: the database
 works on several transactions at once where SQLite has one writer. A person's writes keep
@@ -181,16 +191,18 @@ class Transactions:
             self._threads[pool], functools.partial(run, arg)
         )
 
-    async def _run_batch(self, works: list[Work[Any]]) -> list[Outcome]:
+    async def _run_batch(self, works: list[Work[Any]], deadline: float | None) -> list[Outcome]:
         try:
-            return await self._run(0, self._commit, works)
+            return await self._run(0, functools.partial(self._commit, deadline=deadline), works)
         except Exception as error:  # the thread (or greenlet) itself could not run it
             return [(False, _each(error)) for _ in works]
         finally:
             if self._checkpoints is not None:
                 self._checkpoints.after_write()
 
-    def _commit(self, works: list[Work[Any]], *, again: bool = True) -> list[Outcome]:
+    def _commit(
+        self, works: list[Work[Any]], *, deadline: float | None = None, again: bool = True
+    ) -> list[Outcome]:
         """One transaction for `works`: (True, result) or (False, exception) per function.
 
         Store functions are re-runnable (they decide from what they read), so when one
@@ -198,6 +210,9 @@ class Transactions:
         write fails only itself. Database trouble (unreachable, locked, full, read-only:
         `trouble.passing`), whether the engine or the driver's own cursor met it, fails
         them all at once instead: it would fail each of them again.
+
+        `deadline`: the earliest of the writes' deadlines; on SQLite the wait for another
+        process's write lock ends before it (`lock_wait`).
 
         A write with an `alone` form (one statement, shared rows included) that has the
         transaction to itself runs that instead, in autocommit: one round trip in all.
@@ -213,30 +228,33 @@ class Transactions:
                     return [(True, alone(conn))]
             except RolledBack:
                 if again:
-                    return self._commit(works, again=False)
+                    return self._commit(works, deadline=deadline, again=False)
                 return [(False, StoreUnavailable())]
             except Exception as error:
                 return [(False, _each(error) if isinstance(error, StoreUnavailable) else error)]
         try:
-            with self._writer.connect() as conn, conn.begin():
-                pending: dict[type[Any], Accumulator] = {}
-                info = conn.info  # not read again below: a dead connection refuses it
-                info[_ACCUMULATORS] = pending
-                try:
-                    results = _run(conn, works)
-                    _flush(conn, pending)
-                except Exception as error:
-                    if self._sqlite is not None and reopens(error):
-                        conn.invalidate(error)  # the driver's own cursor met it
-                    raise
-                finally:
-                    info.pop(_ACCUMULATORS, None)
+            with self._writer.connect() as conn:
+                if self._sqlite is not None:
+                    lock_wait(conn, deadline)
+                with conn.begin():
+                    pending: dict[type[Any], Accumulator] = {}
+                    info = conn.info  # not read again below: a dead connection refuses it
+                    info[_ACCUMULATORS] = pending
+                    try:
+                        results = _run(conn, works)
+                        _flush(conn, pending)
+                    except Exception as error:
+                        if self._sqlite is not None and reopens(error):
+                            conn.invalidate(error)  # the driver's own cursor met it
+                        raise
+                    finally:
+                        info.pop(_ACCUMULATORS, None)
             if self._trouble.active:
                 self._trouble.cleared()
             return [(True, result) for result in results]
         except RolledBack:
             if again:
-                return self._commit(works, again=False)
+                return self._commit(works, deadline=deadline, again=False)
             return [(False, StoreUnavailable()) for _ in works]
         except Exception as error:
             if isinstance(error, StoreUnavailable):  # the engine met trouble, and logged it
@@ -247,7 +265,7 @@ class Transactions:
                 if kind is None:  # a bug or a refusal: each write alone, so it fails only itself
                     if len(works) == 1:
                         return [(False, error)]
-                    return [self._commit([work])[0] for work in works]
+                    return [self._commit([work], deadline=deadline)[0] for work in works]
                 self._trouble.refused(kind, error)
                 error = StoreUnavailable()
                 error.__cause__ = met
@@ -258,7 +276,7 @@ class Transactions:
                 if self._sqlite is not None:
                     self._sqlite.dispose()
                 if again:
-                    return self._commit(works, again=False)
+                    return self._commit(works, deadline=deadline, again=False)
             return [(False, _each(error)) for _ in works]
 
     def _read(self, work: Work[T]) -> T:
@@ -268,6 +286,22 @@ class Transactions:
     def _read_snapshot(self, work: Work[T]) -> T:
         with self._snapshot.begin() as conn:
             return work(conn)
+
+
+def lock_wait(conn: Connection, deadline: float | None) -> None:
+    """SQLite: how long the transaction about to begin on `conn` may wait for another
+    process's write lock (busy_timeout): BUSY_MS, but never past `deadline` (the time left,
+    rounded down to LOCK_WAIT_STEP), so BEGIN IMMEDIATE gives up while the clicker can still
+    be told to try again, and a click is never committed after its platform said it failed.
+    The PRAGMA runs only when the connection was told otherwise before."""
+    wait = BUSY_MS
+    if deadline is not None:
+        left = int((deadline - time.monotonic()) * 1000)
+        wait = max(0, min(BUSY_MS, left - left % LOCK_WAIT_STEP))
+    info = conn.info
+    if info.get(LOCK_WAIT) != wait:
+        conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={wait}")  # type: ignore[union-attr]
+        info[LOCK_WAIT] = wait
 
 
 def _run(conn: Connection, works: list[Work[Any]]) -> list[Any]:
