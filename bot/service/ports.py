@@ -373,7 +373,9 @@ class Problems(Protocol):
     """Players' reports about questions."""
 
     async def report_problem(self, report: ProblemReport) -> int:
-        """Stores a report; its id."""
+        """Stores a report; its id. Past the limits (`bot.domain.problems.refusal` of the
+        person's reports, read in the same transaction, so reports sent at once cannot all
+        pass) it stores nothing and raises QuizError `report_open` or `report_limit`."""
         ...
 
     async def problem_reports(
