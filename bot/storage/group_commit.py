@@ -23,6 +23,16 @@ Work = Callable[[Connection], T]
 Outcome = tuple[bool, Any]
 """(True, the function's result) or (False, the exception it raised)."""
 
+AGAIN_IF_LEFT = 0.1
+"""Seconds a write must have left before its deadline to be tried again after its
+transaction gave up on another process's lock (`LockWaitEnded`)."""
+
+
+class LockWaitEnded(StoreUnavailable):
+    """The transaction gave up waiting for another process's write lock at the earliest
+    deadline of its writes; nothing was written. Those with time left wait on, in the next
+    transaction, up to their own."""
+
 
 @dataclass
 class _Queued:
@@ -39,7 +49,10 @@ class GroupCommit:
     A write that finds no transaction running starts one at once in its own call (no task,
     no queue), so a quiet bot pays nothing for it. A queued write whose caller gave up
     (cancelled) or whose deadline passed is dropped before it runs: what was not taken into
-    a transaction was never written, so its caller can say "try again" truthfully.
+    a transaction was never written, so its caller can say "try again" truthfully. A write
+    whose transaction gave up on another process's lock at a batch-mate's deadline goes back
+    to the head of the queue while it has AGAIN_IF_LEFT left: it is refused at its own
+    deadline, not at the earliest of its transaction's.
 
     On PostgreSQL a few of these run side by side (lanes, see `transactions.PG_LANES`);
     rows shared by every user (score counts) are written in key order as each
@@ -103,13 +116,18 @@ class GroupCommit:
                     continue
                 deadline = min((q.deadline for q in batch if q.deadline is not None), default=None)
                 outcomes = await self.commit([queued.work for queued in batch], deadline)
+                later = time.monotonic() + AGAIN_IF_LEFT
+                again: list[_Queued] = []
                 for queued, (ok, value) in zip(batch, outcomes, strict=True):
                     if queued.future.done():  # cancelled while its transaction ran
                         continue
-                    if ok:
+                    if isinstance(value, LockWaitEnded) and (queued.deadline or 0) > later:
+                        again.append(queued)
+                    elif ok:
                         queued.future.set_result(value)
                     else:
                         queued.future.set_exception(value)
+                self._queue[:0] = again
         finally:
             self._running = None
             self._busy = False

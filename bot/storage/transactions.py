@@ -41,7 +41,7 @@ from sqlalchemy.util import greenlet_spawn
 
 from bot.service.ports import StoreUnavailable
 from bot.storage.checkpoints import Checkpoints
-from bot.storage.group_commit import GroupCommit, Outcome, Work
+from bot.storage.group_commit import GroupCommit, LockWaitEnded, Outcome, Work
 from bot.storage.trouble import TroubleLog, passing, reopens
 
 T = TypeVar("T")
@@ -277,6 +277,9 @@ class Transactions:
                     self._sqlite.dispose()
                 if again:
                     return self._commit(works, deadline=deadline, again=False)
+            if deadline is not None and passing(met) == "locked":
+                error = LockWaitEnded()  # at the earliest deadline: the others wait on
+                error.__cause__ = met
             return [(False, _each(error)) for _ in works]
 
     def _read(self, work: Work[T]) -> T:
@@ -339,7 +342,11 @@ def _flush(conn: Connection, pending: dict[type[Any], Accumulator]) -> None:
 
 def _each(error: Exception) -> Exception:
     """One exception per caller (a raised exception collects its raiser's traceback)."""
-    copy = StoreUnavailable() if isinstance(error, StoreUnavailable) else RuntimeError(error)
+    copy: Exception
+    if isinstance(error, StoreUnavailable):
+        copy = LockWaitEnded() if isinstance(error, LockWaitEnded) else StoreUnavailable()
+    else:
+        copy = RuntimeError(error)
     copy.__cause__ = error
     return copy
 

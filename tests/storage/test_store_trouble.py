@@ -14,6 +14,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from sqlalchemy import event
 
 from bot.domain.actor import Actor
 from bot.domain.clock import SystemClock
-from bot.domain.records import AnswerStatus
+from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome
 from bot.service.ports import StoreUnavailable
 from bot.service.quiz import Quiz
 from bot.storage import SqlStore, open_store
@@ -168,6 +169,44 @@ async def test_a_click_waits_for_another_processs_lock_no_longer_than_its_deadli
         assert await store.post_answer_of(view.post.id, "late") is None
         waited = await quiz.answer(user("late"), view.post.id, 0, deadline=time.monotonic() + 2)
         assert waited.status is AnswerStatus.NEW
+    finally:
+        await store.close()
+
+
+async def test_a_click_whose_transaction_gave_up_at_an_earlier_deadline_waits_on(
+    tmp_path: Path,
+) -> None:
+    """Three clicks behind another process's lock, held 1.5 s: the first and the second
+    have half a second or less, the third four. The second and third share a transaction,
+    which gives up at the second's deadline; the third waits on, up to its own, and is
+    stored once the lock is released."""
+    path = tmp_path / "locked.db"
+    store, quiz = await sqlite_quiz(path)
+    try:
+        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        at = datetime.now(UTC)
+
+        def click(name: str, seconds: float) -> asyncio.Task[Any]:
+            answer = PostAnswer(view.post, name, 0, True, 1, at)
+            deadline = time.monotonic() + seconds
+            return asyncio.create_task(store.answer_post(answer, deadline=deadline))
+
+        holder = hold_write_lock(path, 1.5)
+        try:
+            first = click("first", 0.3)  # takes the writer, and waits for the lock
+            await asyncio.sleep(0)
+            second, third = click("second", 0.5), click("third", 4.0)  # one transaction
+            outcomes = await asyncio.gather(first, second, third, return_exceptions=True)
+        finally:
+            holder.wait(timeout=30)
+        assert all(isinstance(o, StoreUnavailable) for o in outcomes[:2]), outcomes
+        assert isinstance(outcomes[2], PostAnswerOutcome), outcomes[2]
+        stored = {
+            u
+            for u in ("first", "second", "third")
+            if await store.post_answer_of(view.post.id, u) is not None
+        }
+        assert stored == {"third"}
     finally:
         await store.close()
 
