@@ -3,7 +3,8 @@
 Servers (`servers`), posts and their answers (`posts`, the click in `post_answers`), runs
 (`runs`), review answers and problem reports (`reviews`), standings (`standings`, kept by
 `scores`, read by `player`), schedules and slots (`schedules`); what they share in
-`aggregate`, the engines in `engine`, the transactions in `transactions`.
+`aggregate`, the engines in `engine`, the transactions in `transactions` (and
+`group_commit`, `checkpoints`), database trouble in `trouble`.
 """
 
 from __future__ import annotations

@@ -159,8 +159,9 @@ class Transactions:
         """`work` in a write transaction: committed if it returns, rolled back if it raises.
 
         `deadline` (`time.monotonic()`): if no transaction has taken the write by then, it
-        is dropped unrun and StoreUnavailable raised ("try again"). `key` (a person): the
-        writes of one key go through one lane, in order."""
+        is dropped unrun and StoreUnavailable raised ("try again"); on SQLite its wait for
+        another process's write lock ends by then too. `key` (a person): the writes of one
+        key go through one lane, in order."""
         lane = self._lanes[hash(key) % len(self._lanes) if key is not None else 0]
         return await lane.write(work, deadline)
 

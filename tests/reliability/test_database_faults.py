@@ -38,19 +38,20 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
-from bot.storage import database_url
+from bot.storage import database_url, open_store
 from tests.reliability.conftest import (
     DECK,
     RIGHT,
     TRY_AGAIN,
     WRONG,
     BotProcess,
+    LiveFactory,
     answers_by_user,
     eventually,
 )
 from tests.reliability.platforms import Click, DiscordGateway, Paced, SlackHttp, Transport
 from tests.storage.databases import POSTGRES_URL
-from tests.storage.faults import hold_write_lock, read_only_url, writable_again
+from tests.storage.faults import hold_write_lock, read_only, read_only_url, writable_again
 from tests.storage.test_store_outage import Proxy
 
 TRANSPORTS = {t.name: t for t in (SlackHttp, DiscordGateway)}
@@ -336,3 +337,18 @@ async def test_sqlite_read_only_is_refused_at_start_and_serves_once_writable(
     await asyncio.gather(*(transport.click(c) for c in later))
     assert not (await check(transport, post_id, later, stored)).refused
     await post_another(transport)
+
+
+async def test_healthz_is_503_while_sqlite_is_read_only(
+    make_live: LiveFactory, tmp_path: Path
+) -> None:
+    """`/healthz` asks for a write: a read-only database answered its read, and passed."""
+    path = tmp_path / "health.db"
+    store = await open_store(f"sqlite:///{path}")
+    live = await make_live(store=store)
+    assert (await live.get("/healthz"))[0] == 200
+    with read_only(store, path) as route:
+        status, _, body = await live.get("/healthz")
+    print(f"\n/healthz with the SQLite file read-only ({route}): {status} {body}")
+    assert status == 503 and json.loads(body) == {"ok": False, "database": False}
+    assert (await live.get("/healthz"))[0] == 200  # writable again, nothing restarted
