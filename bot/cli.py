@@ -234,10 +234,14 @@ async def _run(config: Config) -> int:
 
 
 async def _upgrade(config: Config) -> int:
-    from bot.storage.engine import upgrade
+    from bot.storage.engine import CannotWrite, upgrade
     from bot.storage.url import database_url
 
-    await upgrade(database_url(config.database_url, config.base_dir))
+    try:
+        await upgrade(database_url(config.database_url, config.base_dir))
+    except CannotWrite as e:  # read-only, full, locked, unreachable: not "up to date"
+        print(f"cannot upgrade: {e}", file=sys.stderr)
+        return 1
     print("database is up to date")
     return 0
 

@@ -54,11 +54,12 @@ class Authoring:
     async def report_problem(self, actor: Actor, key: str, reason: object, text: str) -> None:
         """Stores a player's report about a question, with the deck's version now. A reason
         that is none of ours (a forged form) is refused, and so is a report past the limits
-        (`bot.domain.problems.refusal`); the text is kept to TEXT_LIMIT."""
+        (`bot.domain.problems.refusal`), which the store checks in the report's own
+        transaction: forms sent at once cannot all pass. The text is kept to TEXT_LIMIT."""
         chosen = Reason.parse(reason)
         if chosen is None:
             raise QuizError("report_reason")
-        deck, question = await self.may_report(actor, key)
+        deck, question = self.question_by_key(key)
         now = self.clock.now()
         await self.store.report_problem(
             ProblemReport(

@@ -110,6 +110,11 @@ class Servers(Protocol):
 
     async def set_meta(self, key: str, value: str) -> None: ...
 
+    async def writable(self) -> None:
+        """Returns when the database takes writes now; StoreUnavailable if it cannot
+        (unreachable, read-only, locked by another process): what `/healthz` asks."""
+        ...
+
 
 class PostsAndAnswers(Protocol):
     """Questions posted in channels and the clicks on them: the first click stands."""
@@ -380,7 +385,9 @@ class Problems(Protocol):
     """Players' reports about questions."""
 
     async def report_problem(self, report: ProblemReport) -> int:
-        """Stores a report; its id."""
+        """Stores a report; its id. Past the limits (`bot.domain.problems.refusal` of the
+        person's reports, read in the same transaction, so reports sent at once cannot all
+        pass) it stores nothing and raises QuizError `report_open` or `report_limit`."""
         ...
 
     async def problem_reports(

@@ -75,8 +75,9 @@ class Services:
             del self.scheduler.deliveries[platform]
 
     async def healthy(self) -> None:
-        """Returns when the database answered a trivial query; raises otherwise."""
-        await self.store.get_meta("healthz")
+        """Returns when the database takes a write (one that changes nothing); raises
+        otherwise: a read-only database answers reads, but cannot store a click."""
+        await self.store.writable()
 
     async def first_seen(self, key: str, seconds: float) -> bool:
         """True the first time `key` is seen by any process on this database, for `seconds`

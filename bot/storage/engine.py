@@ -1,5 +1,6 @@
 """The store's engines: connections tuned for the store, database trouble made
-StoreUnavailable ("try again"), and the migrations applied under a lock.
+StoreUnavailable ("try again", see `trouble`), and the migrations applied under a lock by a
+process that can write (a database it cannot write to is refused at start, in one line).
 
 On SQLite, write transactions start with BEGIN IMMEDIATE: a deferred transaction that reads
 and then writes gets SQLITE_BUSY at once when another writer holds the lock, ignoring
@@ -9,37 +10,58 @@ busy_timeout; an immediate one waits for the lock up to busy_timeout instead.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, event, func, select
+from sqlalchemy import Engine, event, func, select, text
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
 from sqlalchemy.engine import make_url as engine_url
 from sqlalchemy.exc import DisconnectionError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import ConnectionPoolEntry
 
+from bot.config import SetupError
 from bot.service.ports import StoreUnavailable
-from bot.storage.transactions import READ, WRITE, RolledBack
+from bot.storage.transactions import BUSY_MS, LOCK_WAIT, READ, WRITE, RolledBack
+from bot.storage.trouble import (
+    ROLLED_BACK,
+    TroubleLog,
+    describe,
+    passing,
+    reopens,
+    sqlstate_of,
+    transient_sqlstate,
+)
 from bot.storage.url import database_url
+
+__all__ = ["sqlstate_of", "transient_sqlstate"]  # where tests and tools found them first
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 _MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def store_engine(url: str, *, schema: str | None = None, autocommit: bool = False) -> AsyncEngine:
+def store_engine(
+    url: str,
+    *,
+    schema: str | None = None,
+    autocommit: bool = False,
+    trouble: TroubleLog | None = None,
+) -> AsyncEngine:
     """An async engine for `url` (anything `database_url` accepts), tuned for the store.
 
     `schema` (PostgreSQL only) puts the tables in that existing schema via search_path:
     tests use it to isolate each test in a fresh schema. `autocommit` (PostgreSQL): pooled
     connections rest in autocommit, so the liveness ping at checkout is one round trip, not
     three (BEGIN, ping, ROLLBACK); the store names the isolation of its transactions.
+    `trouble`: where its database trouble is logged (the store's, shared by its engines).
     """
     url = database_url(url, Path.cwd())
     connect_args: dict[str, Any] = {}
@@ -60,7 +82,7 @@ def store_engine(url: str, *, schema: str | None = None, autocommit: bool = Fals
             **({"isolation_level": "AUTOCOMMIT"} if autocommit else {}),
         )
         _ping_when_idle(engine.sync_engine)
-    translate_errors(engine.sync_engine)
+    translate_errors(engine.sync_engine, trouble)
     return engine
 
 
@@ -100,68 +122,47 @@ def _ping_when_idle(engine: Engine) -> None:
             # replaces it with a new one and checks out again
 
 
-def translate_errors(engine: Engine) -> None:
-    """Database trouble becomes StoreUnavailable (see `_unavailable` and `_connect`)."""
-    event.listen(engine, "handle_error", _unavailable)
-    event.listen(engine, "do_connect", _connect)
+def translate_errors(engine: Engine, trouble: TroubleLog | None = None) -> None:
+    """Database trouble becomes StoreUnavailable, said in the log by `trouble` (see
+    `_unavailable` and `_connect`)."""
+    said = trouble or TroubleLog()
+    event.listen(engine, "handle_error", functools.partial(_unavailable, said))
+    event.listen(engine, "do_connect", functools.partial(_connect, said))
 
 
-def _connect(dialect: Dialect, _record: object, cargs: Any, cparams: Any) -> Any:
+def _connect(
+    trouble: TroubleLog, dialect: Dialect, _record: object, cargs: Any, cparams: Any
+) -> Any:
     """Opens a connection; a refused or timed-out one is StoreUnavailable (SQLAlchemy passes
     only DBAPI errors to handle_error, and asyncpg raises OSError for a refused socket)."""
     try:
         return dialect.connect(*cargs, **cparams)
     except (OSError, TimeoutError) as e:
+        trouble.refused("unreachable", e)
         raise StoreUnavailable() from e
 
 
-_LOCKED = ("database is locked", "database table is locked")
+def _unavailable(trouble: TroubleLog, context: ExceptionContext) -> BaseException | None:
+    """Turns "the database cannot take this right now" into StoreUnavailable.
 
-
-def _unavailable(context: ExceptionContext) -> BaseException | None:
-    """Turns "the database is not there right now" into StoreUnavailable.
-
-    A dropped or refused connection, a timeout, or SQLite still locked after busy_timeout:
-    the transaction was rolled back, so the caller can safely ask the user to try again.
-    Anything else (a bug, a constraint) is left as it is.
+    A dropped or refused connection, a timeout, SQLite still locked after busy_timeout, a
+    full disk, a read-only file or server, an I/O error (`trouble.passing`): nothing was
+    written, so the caller can safely ask the user to try again. A connection that met a
+    read-only database is replaced (`trouble.reopens`), so the store sees the database as
+    it is once that ends. Anything else (a bug, a constraint) is left as it is.
     """
     original = context.original_exception
     if not isinstance(original, Exception):
         return None  # a cancelled task (or Ctrl+C) must stay a cancellation
-    transient = (
-        context.is_disconnect
-        or isinstance(original, OSError | TimeoutError)
-        or any(text in str(original) for text in _LOCKED)
-        or transient_sqlstate(sqlstate_of(original))
-    )
     if sqlstate_of(original) in ROLLED_BACK:
         return RolledBack()
-    return StoreUnavailable() if transient else None
-
-
-ROLLED_BACK = frozenset({"40P01", "40001"})
-
-
-TRANSIENT_SQLSTATES = frozenset({"40P01", "40001", "57P01", "57P02", "57P03", "53300"})
-"""Rolled back for the caller to retry: a deadlock PostgreSQL broke (40P01), a
-serialization failure (40001); the server going away or not taking connections yet:
-admin_shutdown, crash_shutdown, cannot_connect_now (57P01-03), too_many_connections."""
-
-
-def transient_sqlstate(state: str | None) -> bool:
-    """Whether PostgreSQL's SQLSTATE means "nothing was written, try again"; the whole
-    08 class (connection exceptions) does."""
-    return bool(state) and (state in TRANSIENT_SQLSTATES or str(state).startswith("08"))
-
-
-def sqlstate_of(error: BaseException) -> str | None:
-    """The SQLSTATE of a PostgreSQL error. SQLAlchemy's asyncpg adapter raises its own
-    generic error class (with `sqlstate`) around asyncpg's, so the class name says nothing."""
-    for candidate in (error, error.__cause__):
-        state = getattr(candidate, "sqlstate", None) or getattr(candidate, "pgcode", None)
-        if isinstance(state, str) and state:
-            return state
-    return None
+    kind = passing(original) or ("unreachable" if context.is_disconnect else None)
+    if kind is None:
+        return None
+    if reopens(original):
+        context.is_disconnect = True
+    trouble.refused(kind, original)
+    return StoreUnavailable()
 
 
 def tune_sqlite(engine: Engine) -> None:
@@ -169,13 +170,16 @@ def tune_sqlite(engine: Engine) -> None:
     BEGIN: pysqlite's is disabled (isolation_level=None) so we can say IMMEDIATE."""
 
     @event.listens_for(engine, "connect")
-    def _on_connect(dbapi_connection: Any, _record: ConnectionPoolEntry) -> None:
+    def _on_connect(dbapi_connection: Any, record: ConnectionPoolEntry) -> None:
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute("PRAGMA journal_mode=WAL")
             cursor.execute("PRAGMA synchronous=NORMAL")  # safe with WAL; fsyncs at checkpoints
-            cursor.execute("PRAGMA busy_timeout=5000")  # ms a writer waits for the lock
+            # ms a writer waits for another process's lock; a click's write waits less
+            # (`transactions.lock_wait`), and the connection remembers what it was told
+            cursor.execute(f"PRAGMA busy_timeout={BUSY_MS}")
+            record.info[LOCK_WAIT] = BUSY_MS
             cursor.execute("PRAGMA foreign_keys=ON")
             # The store checkpoints the log in a thread of its own (`transactions`); a commit
             # checkpoints only if that falls far behind, as a backstop (40 MB of log).
@@ -195,24 +199,64 @@ def tune_sqlite(engine: Engine) -> None:
 
 
 async def upgrade(url: str, *, schema: str | None = None) -> None:
-    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there."""
-    engine = store_engine(url, schema=schema)
+    """Applies the migrations to head (`quizbot db upgrade`); a no-op when already there.
+    Raises `CannotWrite` if the database cannot be written to."""
+    engine = store_engine(url, schema=schema, trouble=TroubleLog(quiet=True))
     try:
         await migrate(engine)
     finally:
         await engine.dispose()
 
 
+class CannotWrite(SetupError):
+    """The database cannot be written to at start (read-only, full, locked, unreachable):
+    said in one line, before anything is promised to anyone."""
+
+
+_WHY = {
+    "read-only": "check that the bot's user may write the file and its folder, and that "
+    "the disk is mounted read-write",
+    "full": "free some disk space",
+    "locked": "another process holds its write lock (a second quizbot, a migration, "
+    "a sqlite3 shell); stop it or try again",
+    "cannot open": "check that the file and its folder exist and the bot may open them",
+}
+_WHY_POSTGRESQL = {
+    "read-only": "the server takes no writes (a standby?): point the URL at the primary",
+    "out of resources": "the server is out of disk, memory or connections",
+}
+_WHY_ELSE = "is the database server running, and the URL right?"
+_PROBE = text("UPDATE alembic_version SET version_num = version_num")
+"""A write that changes nothing: SQLite (which starts even BEGIN IMMEDIATE on a read-only
+file) and PostgreSQL (a standby) refuse it when the database is read-only."""
+
+
 async def migrate(engine: AsyncEngine) -> None:
     """Runs Alembic in one write transaction on `engine`, so two processes starting at once
-    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock)."""
+    migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock), and
+    writes in it: a database with nothing to migrate may still be one this process cannot
+    write to, which is said now (`CannotWrite`) rather than to the first person to click."""
     options: dict[str, Any] = {WRITE: True}
     if engine.dialect.name == "postgresql":
         options["isolation_level"] = "READ COMMITTED"  # a transaction, whatever the default
-    async with engine.execution_options(**options).begin() as connection:
-        if connection.dialect.name == "postgresql":
-            await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
-        await connection.run_sync(_alembic_upgrade)
+    try:
+        async with engine.execution_options(**options).begin() as connection:
+            if connection.dialect.name == "postgresql":
+                await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+            await connection.run_sync(_alembic_upgrade)
+            await connection.execute(_PROBE)
+    except StoreUnavailable as refused:
+        cause = refused.__cause__ or refused
+        kind = passing(cause) or "unreachable"
+        where = engine.url.render_as_string(hide_password=True)
+        if engine.dialect.name == "sqlite":  # the file, as people name it
+            where = unquote((engine.url.database or "").removeprefix("file:"))
+        why = (_WHY_POSTGRESQL if engine.dialect.name == "postgresql" else _WHY).get(
+            kind, _WHY_ELSE
+        )
+        raise CannotWrite(
+            f"the database {where} cannot be written to ({kind}: {describe(cause)}): {why}"
+        ) from refused
 
 
 def _alembic_upgrade(connection: Connection) -> None:

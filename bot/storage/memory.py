@@ -159,6 +159,9 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
     async def set_meta(self, key: str, value: str) -> None:
         self._meta[key] = value
 
+    async def writable(self) -> None:
+        return None  # memory always takes writes
+
     # Posts and answers
 
     async def create_post(self, post: NewPost) -> PostRecord:

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from bot.domain.problems import ProblemReport
+from bot.domain.errors import QuizError
+from bot.domain.problems import DAILY_REPORTS, REPORT_WINDOW, ProblemReport, refusal
 from bot.domain.records import ServerSettings, Standing
 from bot.domain.review import Card, Source, Study, after_study, local_day
 from bot.domain.scoring import ranked
@@ -92,6 +93,11 @@ class MemoryReviews(Reviews, Problems):
         return True
 
     async def report_problem(self, report: ProblemReport) -> int:
+        since = report.reported_at - REPORT_WINDOW  # checked and stored with no await between
+        mine = self._reports_by(report.server_id, report.user_id, since)
+        refused = refusal(mine, report.deck_id, report.question_id, report.reported_at)
+        if refused is not None:
+            raise QuizError(refused, limit=DAILY_REPORTS)
         stored = replace(report, id=len(self._reports) + 1, sent_at=None)
         self._reports.append(stored)
         return stored.id or 0
@@ -111,6 +117,9 @@ class MemoryReviews(Reviews, Problems):
     async def problem_reports_by(
         self, server_id: str, user_id: str, since: datetime
     ) -> Sequence[ProblemReport]:
+        return self._reports_by(server_id, user_id, since)
+
+    def _reports_by(self, server_id: str, user_id: str, since: datetime) -> list[ProblemReport]:
         return [
             r
             for r in self._reports

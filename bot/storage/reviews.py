@@ -1,22 +1,27 @@
 """`Reviews` and `Problems` in SQL: the answers review is worked out from, review answers,
-and players' problem reports."""
+and players' problem reports (their limits checked in the report's own transaction)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Select, literal, or_, select, union_all, update
+from sqlalchemy import Integer, Select, func, literal, or_, select, union_all, update
 from sqlalchemy.engine import Connection
 
-from bot.domain.problems import ProblemReport, Reason
+from bot.domain.errors import QuizError
+from bot.domain.problems import DAILY_REPORTS, REPORT_WINDOW, ProblemReport, Reason, refusal
 from bot.domain.records import Standing
 from bot.domain.review import Card, Source, Study
 from bot.service.ports import Problems, Reviews
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.mastery import keep_card, read_board, read_cards, read_standing
 from bot.storage.player import AnyRow
-from bot.storage.tables import answers, problem_reports, review_answers
+from bot.storage.tables import REPORT_OPEN, answers, problem_reports, review_answers
+
+_REPORTS_LOCK = 0x71757270
+"""PostgreSQL: with a person's hash, the advisory lock their report takes (two processes'
+reports of one person wait for each other; SQLite's write lock does this by itself)."""
 
 
 def _studies(server_id: str, user_id: str | None) -> Select[tuple[object, ...]]:
@@ -108,8 +113,16 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         return await self._tx.write(write, deadline=deadline, key=(server_id, user_id))
 
     async def report_problem(self, report: ProblemReport) -> int:
+        p = problem_reports.c
+        person = (report.server_id, report.user_id)
+        lock = select(
+            func.pg_advisory_xact_lock(
+                literal(_REPORTS_LOCK, Integer), func.hashtext(f"{person[0]}\n{person[1]}")
+            )
+        )
+        mine = _reports_by(report.server_id, report.user_id, report.reported_at - REPORT_WINDOW)
         stmt = (
-            problem_reports.insert()
+            self._insert(problem_reports)
             .values(
                 server_id=report.server_id,
                 user_id=report.user_id,
@@ -120,13 +133,26 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
                 text=report.text,
                 reported_at=report.reported_at,
             )
-            .returning(problem_reports.c.id)
+            .on_conflict_do_nothing(
+                index_elements=[p.server_id, p.user_id, p.deck_id, p.question_id],
+                index_where=REPORT_OPEN,
+            )
+            .returning(p.id)
         )
 
         def write(conn: Connection) -> int:
-            return int(conn.execute(stmt).scalar_one())
+            if conn.dialect.name == "postgresql":
+                conn.execute(lock)
+            found = [_report(r) for r in conn.execute(mine)]
+            refused = refusal(found, report.deck_id, report.question_id, report.reported_at)
+            if refused is not None:
+                raise QuizError(refused, limit=DAILY_REPORTS)
+            stored = conn.execute(stmt).scalar()
+            if stored is None:  # another open report of the question won the unique key
+                raise QuizError("report_open", limit=DAILY_REPORTS)
+            return int(stored)
 
-        return await self._tx.write(write)
+        return await self._tx.write(write, key=person)
 
     async def problem_reports(
         self, server_id: str | None = None, deck_id: str | None = None
@@ -149,14 +175,7 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
     async def problem_reports_by(
         self, server_id: str, user_id: str, since: datetime
     ) -> Sequence[ProblemReport]:
-        p = problem_reports.c
-        stmt = (
-            select(problem_reports)
-            .where(p.server_id == server_id, p.user_id == user_id)
-            .where(or_(p.reported_at >= since, p.sent_at.is_(None)))
-            .order_by(p.id)
-        )
-        return [_report(r) for r in await self._all(stmt)]
+        return [_report(r) for r in await self._all(_reports_by(server_id, user_id, since))]
 
     async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None:
         if ids:
@@ -165,6 +184,17 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
                 .where(problem_reports.c.id.in_(list(ids)), problem_reports.c.sent_at.is_(None))
                 .values(sent_at=at)
             )
+
+
+def _reports_by(server_id: str, user_id: str, since: datetime) -> Select[tuple[object, ...]]:
+    """One person's reports since `since`, and their unsent ones (what the limits read)."""
+    p = problem_reports.c
+    return (
+        select(problem_reports)
+        .where(p.server_id == server_id, p.user_id == user_id)
+        .where(or_(p.reported_at >= since, p.sent_at.is_(None)))
+        .order_by(p.id)
+    )
 
 
 def _report(r: AnyRow) -> ProblemReport:

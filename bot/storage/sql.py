@@ -3,12 +3,17 @@
 Servers (`servers`), posts and their answers (`posts`, the click in `post_answers`), runs
 (`runs`), review answers and problem reports (`reviews`), standings (`standings`, kept by
 `scores`, read by `player`), schedules and slots (`schedules`); what they share in
-`aggregate`, the engines in `engine`, the transactions in `transactions`.
+`aggregate`, the engines in `engine`, the transactions in `transactions` (and
+`group_commit`, `checkpoints`), database trouble in `trouble`.
 """
 
 from __future__ import annotations
 
+import time
+
+from sqlalchemy import text
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import QuizStore
@@ -21,17 +26,27 @@ from bot.storage.schedules import SqlSchedules, SqlSlots
 from bot.storage.servers import SqlServers
 from bot.storage.standings import SqlStandings
 from bot.storage.transactions import Transactions, sqlite_twin
+from bot.storage.trouble import TroubleLog
 
 
 async def open_store(url: str, *, schema: str | None = None) -> SqlStore:
-    """A store on `url` with its schema migrated to head. `schema`: see `store_engine`."""
-    engine = store_engine(url, schema=schema, autocommit=True)
+    """A store on `url` with its schema migrated to head. `schema`: see `store_engine`.
+    Raises `engine.CannotWrite` (one line) if this process cannot write to the database."""
+    trouble = TroubleLog(quiet=True)  # a refusal at start is said in one line, by migrate
+    engine = store_engine(url, schema=schema, autocommit=True, trouble=trouble)
     try:
         await migrate(engine)
     except BaseException:
         await engine.dispose()
         raise
-    return SqlStore(engine)
+    trouble.quiet = False
+    return SqlStore(engine, trouble)
+
+
+PROBE_SECONDS = 2.0
+"""How long `writable` waits, at most, for another process's write lock."""
+_PROBE = text("UPDATE meta SET value = value WHERE key = 'quizbot.writable'")
+"""A write that changes nothing, which a read-only database refuses all the same."""
 
 
 class SqlStore(
@@ -47,17 +62,28 @@ class SqlStore(
 ):
     """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, trouble: TroubleLog | None = None) -> None:
         name = engine.dialect.name
         if name not in ("sqlite", "postgresql"):
             raise ValueError(f"unsupported database {name!r}")
+        trouble = trouble or TroubleLog()
         twin = None
         if name == "sqlite":
             twin = sqlite_twin(engine)
             tune_sqlite(twin)
-            translate_errors(twin)
-        self._tx = Transactions(engine, twin)
+            translate_errors(twin, trouble)
+        self._tx = Transactions(engine, twin, trouble)
         self._insert = sqlite.insert if name == "sqlite" else postgresql.insert
+
+    async def writable(self) -> None:
+        """Returns when the database takes a write now (one that changes nothing);
+        StoreUnavailable if it is unreachable, read-only, or locked by another process for
+        PROBE_SECONDS (`/healthz`)."""
+
+        def probe(conn: Connection) -> None:
+            conn.execute(_PROBE)
+
+        await self._tx.write(probe, deadline=time.monotonic() + PROBE_SECONDS)
 
     async def close(self) -> None:
         await self._tx.close()

@@ -339,6 +339,19 @@ Index(
     problem_reports.c.reported_at,
 )
 """A person's recent reports, read before each new one (the limits on reporting)."""
+REPORT_OPEN = problem_reports.c.sent_at.is_(None)
+Index(
+    "uq_problem_reports_open",
+    problem_reports.c.server_id,
+    problem_reports.c.user_id,
+    problem_reports.c.deck_id,
+    problem_reports.c.question_id,
+    unique=True,
+    sqlite_where=REPORT_OPEN,
+    postgresql_where=REPORT_OPEN,
+)
+"""One open (unsent) report per person and question: a second, sent at the same moment
+as the first, loses this key."""
 
 seen_requests = Table(
     "seen_requests",

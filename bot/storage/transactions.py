@@ -14,7 +14,11 @@ in one hop:
 
 On both, writes that queue up while one transaction runs go together in the next one (a
 group commit, `GroupCommit`): in a burst of clicks, one BEGIN and one COMMIT serve many, and a
-write never waits in memory past its deadline (it is refused instead, unrun).
+write never waits past its deadline: not in memory (it is refused instead, unrun), and on
+SQLite not for another process's write lock either (`lock_wait`), so a click is refused with
+"try again" before the platform gives up on it, never stored after its clicker was told it
+failed. Trouble that fails a transaction for all its writes (`trouble.passing`: a full disk,
+a read-only file) fails them together, once, and is logged by `TroubleLog`.
 
 A caller cancelled while its SQLite function runs gets CancelledError at once; the function
 itself completes or rolls back in its thread, as a transaction does when a client goes away.
@@ -24,12 +28,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import time
-from collections.abc import Awaitable, Callable, Hashable
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol, TypeVar
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.engine import Connection
@@ -37,13 +40,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.util import greenlet_spawn
 
 from bot.service.ports import StoreUnavailable
-
-log = logging.getLogger("quizbot.storage")
+from bot.storage.checkpoints import Checkpoints
+from bot.storage.group_commit import GroupCommit, LockWaitEnded, Outcome, Work
+from bot.storage.trouble import TroubleLog, passing, reopens
 
 T = TypeVar("T")
 X = TypeVar("X")
 A = TypeVar("A", bound="Accumulator")
-Work = Callable[[Connection], T]
 
 WRITE = "quizbot_write"
 """Execution option marking a write transaction (BEGIN IMMEDIATE on SQLite)."""
@@ -52,11 +55,13 @@ READ = "quizbot_read"
 READERS = 2
 """SQLite reader threads: WAL lets them read beside the writer; sqlite3 drops the GIL while
 it steps, so two keep a 2-core machine busy without queueing reads behind writes."""
-CHECKPOINT_EVERY = 1.0
-"""SQLite: seconds between checkpoints of the write-ahead log while writes come in. They
-run in a thread of their own (`Transactions._checkpoint`): SQLite's own checkpoint runs in
-the COMMIT that fills the log to 1,000 pages, and in a burst that one commit held every
-click queued behind it (12 ms here on a quiet disk, several times that under load)."""
+BUSY_MS = 5000
+"""SQLite: milliseconds a write with no deadline waits for another process's write lock."""
+LOCK_WAIT = "quizbot_busy_ms"
+"""Key, in a SQLite connection's `info`, of the busy_timeout it was last given."""
+LOCK_WAIT_STEP = 100
+"""A click's lock wait is its time left, rounded down to this many ms: the transactions of a
+burst then mostly find their connection already set, and skip the PRAGMA."""
 PG_LANES = 4
 """PostgreSQL group commits running side by side, each on its own connection: the database
 works on several transactions at once where SQLite has one writer. A person's writes keep
@@ -107,11 +112,19 @@ class Transactions:
 
     `sqlite_engine`, for SQLite, is the stdlib-driver engine for the same file, already
     tuned (WAL, busy_timeout, BEGIN IMMEDIATE for `WRITE`); `engine` stays for migrations.
+    `trouble`: the store's log of database trouble (told when writes commit again).
     """
 
-    def __init__(self, engine: AsyncEngine, sqlite_engine: Engine | None = None) -> None:
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        sqlite_engine: Engine | None = None,
+        trouble: TroubleLog | None = None,
+    ) -> None:
         self._engine = engine
         self._sqlite = sqlite_engine
+        self._trouble = trouble or TroubleLog()
+        self._checkpoints: Checkpoints | None = None
         self._threads: tuple[ThreadPoolExecutor, ...] | None = None
         self._writer: Engine
         self._snapshot: Engine
@@ -136,8 +149,7 @@ class Transactions:
                 ThreadPoolExecutor(READERS, thread_name_prefix="quizbot-db-read"),
                 ThreadPoolExecutor(1, thread_name_prefix="quizbot-db-checkpoint"),
             )
-        self._checkpoint_timer: asyncio.TimerHandle | None = None
-        self._checkpointing: Future[None] | None = None
+            self._checkpoints = Checkpoints(self._reader, self._threads[2])
         lanes = 1 if sqlite_engine is not None else PG_LANES
         self._lanes = [GroupCommit(self._run_batch) for _ in range(lanes)]
 
@@ -147,8 +159,9 @@ class Transactions:
         """`work` in a write transaction: committed if it returns, rolled back if it raises.
 
         `deadline` (`time.monotonic()`): if no transaction has taken the write by then, it
-        is dropped unrun and StoreUnavailable raised ("try again"). `key` (a person): the
-        writes of one key go through one lane, in order."""
+        is dropped unrun and StoreUnavailable raised ("try again"); on SQLite its wait for
+        another process's write lock ends by then too. `key` (a person): the writes of one
+        key go through one lane, in order."""
         lane = self._lanes[hash(key) % len(self._lanes) if key is not None else 0]
         return await lane.write(work, deadline)
 
@@ -162,9 +175,8 @@ class Transactions:
         checkpoints the log as the last one closes)."""
         for lane in self._lanes:
             await lane.drain()
-        if self._checkpoint_timer is not None:
-            self._checkpoint_timer.cancel()
-            self._checkpoint_timer = None
+        if self._checkpoints is not None:
+            self._checkpoints.close()
         if self._threads is not None:
             for pool in self._threads:
                 await asyncio.to_thread(pool.shutdown, wait=True)
@@ -180,52 +192,36 @@ class Transactions:
             self._threads[pool], functools.partial(run, arg)
         )
 
-    async def _run_batch(self, works: list[Work[Any]]) -> list[Outcome]:
+    async def _run_batch(self, works: list[Work[Any]], deadline: float | None) -> list[Outcome]:
         try:
-            return await self._run(0, self._commit, works)
+            return await self._run(0, functools.partial(self._commit, deadline=deadline), works)
         except Exception as error:  # the thread (or greenlet) itself could not run it
             return [(False, _each(error)) for _ in works]
         finally:
-            self._after_write()
+            if self._checkpoints is not None:
+                self._checkpoints.after_write()
 
-    def _after_write(self) -> None:
-        """SQLite: a checkpoint of the write-ahead log CHECKPOINT_EVERY after a write (one
-        for all the writes in between), in its own thread. A passive checkpoint waits for
-        no one and keeps no one waiting: the writer goes on appending to the log."""
-        if self._threads is None or self._checkpoint_timer is not None:
-            return
-        self._checkpoint_timer = asyncio.get_running_loop().call_later(
-            CHECKPOINT_EVERY, self._start_checkpoint
-        )
-
-    def _start_checkpoint(self) -> None:
-        self._checkpoint_timer = None
-        assert self._threads is not None
-        if self._checkpointing is not None and not self._checkpointing.done():
-            self._after_write()  # the last one is still copying: again after the interval
-            return
-        self._checkpointing = self._threads[2].submit(self._checkpoint)
-
-    def _checkpoint(self) -> None:
-        try:
-            with self._reader.connect() as conn:
-                conn.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-        except Exception:  # the commits' own checkpoint (the backstop) still runs
-            log.warning("checkpoint failed", exc_info=True, extra={"event": "checkpoint_failed"})
-
-    def _commit(self, works: list[Work[Any]], *, again: bool = True) -> list[Outcome]:
+    def _commit(
+        self, works: list[Work[Any]], *, deadline: float | None = None, again: bool = True
+    ) -> list[Outcome]:
         """One transaction for `works`: (True, result) or (False, exception) per function.
 
         Store functions are re-runnable (they decide from what they read), so when one
         raises, the transaction is rolled back and each runs again alone: one refused
-        write fails only itself. A database that is unavailable fails them all at once
-        rather than making each wait again.
+        write fails only itself. Database trouble (unreachable, locked, full, read-only:
+        `trouble.passing`), whether the engine or the driver's own cursor met it, fails
+        them all at once instead: it would fail each of them again.
+
+        `deadline`: the earliest of the writes' deadlines; on SQLite the wait for another
+        process's write lock ends before it (`lock_wait`).
 
         A write with an `alone` form (one statement, shared rows included) that has the
         transaction to itself runs that instead, in autocommit: one round trip in all.
 
         A transaction PostgreSQL broke off whole (RolledBack: a deadlock, a serialization
-        failure) is run once more (`again`) before anyone is told to try again."""
+        failure), or one that met a read-only database (`trouble.reopens`), is run once
+        more (`again`, on a fresh connection for the latter) before anyone is told to try
+        again."""
         alone = getattr(works[0], "alone", None) if len(works) == 1 else None
         if alone is not None and self._alone is not None:
             try:
@@ -233,31 +229,59 @@ class Transactions:
                     return [(True, alone(conn))]
             except RolledBack:
                 if again:
-                    return self._commit(works, again=False)
+                    return self._commit(works, deadline=deadline, again=False)
                 return [(False, StoreUnavailable())]
             except Exception as error:
                 return [(False, _each(error) if isinstance(error, StoreUnavailable) else error)]
         try:
-            with self._writer.begin() as conn:
-                pending: dict[type[Any], Accumulator] = {}
-                info = conn.info  # not read again below: a dead connection refuses it
-                info[_ACCUMULATORS] = pending
-                try:
-                    results = _run(conn, works)
-                    _flush(conn, pending)
-                finally:
-                    info.pop(_ACCUMULATORS, None)
-                return [(True, result) for result in results]
+            with self._writer.connect() as conn:
+                if self._sqlite is not None:
+                    lock_wait(conn, deadline)
+                with conn.begin():
+                    pending: dict[type[Any], Accumulator] = {}
+                    info = conn.info  # not read again below: a dead connection refuses it
+                    info[_ACCUMULATORS] = pending
+                    try:
+                        results = _run(conn, works)
+                        _flush(conn, pending)
+                    except Exception as error:
+                        if self._sqlite is not None and reopens(error):
+                            conn.invalidate(error)  # the driver's own cursor met it
+                        raise
+                    finally:
+                        info.pop(_ACCUMULATORS, None)
+            if self._trouble.active:
+                self._trouble.cleared()
+            return [(True, result) for result in results]
         except RolledBack:
             if again:
-                return self._commit(works, again=False)
+                return self._commit(works, deadline=deadline, again=False)
             return [(False, StoreUnavailable()) for _ in works]
-        except StoreUnavailable as error:
-            return [(False, _each(error)) for _ in works]
         except Exception as error:
-            if len(works) == 1:
-                return [(False, error)]
-        return [self._commit([work])[0] for work in works]
+            if isinstance(error, StoreUnavailable):  # the engine met trouble, and logged it
+                met: BaseException = error.__cause__ or error
+            else:  # the driver's own cursor met it, or a store function raised
+                met = error
+                kind = passing(error)
+                if kind is None:  # a bug or a refusal: each write alone, so it fails only itself
+                    if len(works) == 1:
+                        return [(False, error)]
+                    return [self._commit([work], deadline=deadline)[0] for work in works]
+                self._trouble.refused(kind, error)
+                error = StoreUnavailable()
+                error.__cause__ = met
+            if reopens(met):
+                # Read-only: connections opened while it lasted stay read-only. They are
+                # all let go, and the writes run once more on a fresh one, so the first
+                # write after the trouble ends is not refused by a stale connection.
+                if self._sqlite is not None:
+                    self._sqlite.dispose()
+                if again:
+                    return self._commit(works, deadline=deadline, again=False)
+            if deadline is not None and passing(met) == "locked":
+                error = LockWaitEnded()  # at the earliest deadline: the others wait on
+                error.__cause__ = met
+            return [(False, _each(error)) for _ in works]
 
     def _read(self, work: Work[T]) -> T:
         with self._reader.connect() as conn:
@@ -266,6 +290,22 @@ class Transactions:
     def _read_snapshot(self, work: Work[T]) -> T:
         with self._snapshot.begin() as conn:
             return work(conn)
+
+
+def lock_wait(conn: Connection, deadline: float | None) -> None:
+    """SQLite: how long the transaction about to begin on `conn` may wait for another
+    process's write lock (busy_timeout): BUSY_MS, but never past `deadline` (the time left,
+    rounded down to LOCK_WAIT_STEP), so BEGIN IMMEDIATE gives up while the clicker can still
+    be told to try again, and a click is never committed after its platform said it failed.
+    The PRAGMA runs only when the connection was told otherwise before."""
+    wait = BUSY_MS
+    if deadline is not None:
+        left = int((deadline - time.monotonic()) * 1000)
+        wait = max(0, min(BUSY_MS, left - left % LOCK_WAIT_STEP))
+    info = conn.info
+    if info.get(LOCK_WAIT) != wait:
+        conn.connection.driver_connection.execute(f"PRAGMA busy_timeout={wait}")  # type: ignore[union-attr]
+        info[LOCK_WAIT] = wait
 
 
 def _run(conn: Connection, works: list[Work[Any]]) -> list[Any]:
@@ -301,103 +341,25 @@ def _flush(conn: Connection, pending: dict[type[Any], Accumulator]) -> None:
             flushed.add(kind)
 
 
-Outcome = tuple[bool, Any]
-"""(True, the function's result) or (False, the exception it raised)."""
-
-
-@dataclass
-class _Queued:
-    work: Work[Any]
-    future: asyncio.Future[Any]
-    deadline: float | None
-
-
-@dataclass
-class GroupCommit:
-    """Write functions, run one transaction at a time, each transaction taking every write
-    that queued while the one before ran (up to `most`): a group commit.
-
-    A write that finds no transaction running starts one at once in its own call (no task,
-    no queue), so a quiet bot pays nothing for it. A queued write whose caller gave up
-    (cancelled) or whose deadline passed is dropped before it runs: what was not taken into
-    a transaction was never written, so its caller can say "try again" truthfully.
-
-    On PostgreSQL a few of these run side by side (lanes, see `PG_LANES`); rows shared by
-    every user (score counts) are written in key order as each transaction's last statement
-    (`accumulate`), so two transactions never wait on each other in a cycle.
-    """
-
-    commit: Callable[[list[Work[Any]]], Awaitable[list[Outcome]]]
-    most: int = 64
-    _queue: list[_Queued] = field(default_factory=list)
-    _busy: bool = False
-    _running: asyncio.Task[None] | None = None
-    """Set while the queue drains in a task of its own."""
-
-    async def write(self, work: Work[T], deadline: float | None = None) -> T:
-        if self._busy:  # queue behind the transaction running now
-            future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-            self._queue.append(_Queued(work, future, deadline))
-            return await future
-        self._busy = True
-        try:
-            [(ok, value)] = await self.commit([work])
-        finally:
-            if self._queue:
-                self._running = asyncio.create_task(self._run())
-            else:
-                self._busy = False
-        if ok:
-            result: T = value
-            return result
-        raise value
-
-    async def drain(self) -> None:
-        """Waits until every queued write has run."""
-        while self._running is not None:
-            await asyncio.shield(self._running)
-
-    def _take(self) -> list[_Queued]:
-        """The next transaction's writes; the ones given up on or past their deadline are
-        answered here, unrun."""
-        taken: list[_Queued] = []
-        now = time.monotonic()
-        while self._queue and len(taken) < self.most:
-            queued = self._queue.pop(0)
-            if queued.future.done():  # its caller was cancelled
-                continue
-            if queued.deadline is not None and now > queued.deadline:
-                queued.future.set_exception(StoreUnavailable())
-                continue
-            taken.append(queued)
-        return taken
-
-    async def _run(self) -> None:
-        try:
-            while self._queue:
-                batch = self._take()
-                if not batch:
-                    continue
-                outcomes = await self.commit([queued.work for queued in batch])
-                for queued, (ok, value) in zip(batch, outcomes, strict=True):
-                    if queued.future.done():  # cancelled while its transaction ran
-                        continue
-                    if ok:
-                        queued.future.set_result(value)
-                    else:
-                        queued.future.set_exception(value)
-        finally:
-            self._running = None
-            self._busy = False
-
-
 def _each(error: Exception) -> Exception:
     """One exception per caller (a raised exception collects its raiser's traceback)."""
-    copy = StoreUnavailable() if isinstance(error, StoreUnavailable) else RuntimeError(error)
+    copy: Exception
+    if isinstance(error, StoreUnavailable):
+        copy = LockWaitEnded() if isinstance(error, LockWaitEnded) else StoreUnavailable()
+    else:
+        copy = RuntimeError(error)
     copy.__cause__ = error
     return copy
 
 
 def sqlite_twin(engine: AsyncEngine) -> Engine:
-    """A stdlib-driver engine on the same SQLite file as the aiosqlite `engine`."""
-    return create_engine(engine.url.set(drivername="sqlite+pysqlite"))
+    """A stdlib-driver engine on the same SQLite file as the aiosqlite `engine`. It opens
+    the file read-write (`mode=rw`), never creating it: the file exists (`store_engine`
+    made it), and a connection opened after it was moved away must fail, not start an
+    empty database that would take the clicks."""
+    url = engine.url.set(drivername="sqlite+pysqlite")
+    path = url.database or ""
+    if not path.startswith("file:"):
+        query = {**url.query, "mode": "rw", "uri": "true"}
+        url = url.set(database=f"file:{quote(path)}", query=query)
+    return create_engine(url)

@@ -27,6 +27,15 @@ BASE = Path("/srv/quizbot")
             "postgresql://bot@/quiz?host=/run/postgresql",
             "postgresql+asyncpg://bot@/quiz?host=%2Frun%2Fpostgresql",
         ),
+        # SQLite URI filenames stay URIs (a read-only open, say), their path resolved too
+        (
+            "sqlite:///file:quizbot.db?mode=ro",
+            "sqlite+aiosqlite:///file%3A/srv/quizbot/quizbot.db?mode=ro&uri=true",
+        ),
+        (
+            "sqlite:///file:/var/lib/q.db?mode=ro&uri=true",
+            "sqlite+aiosqlite:///file%3A/var/lib/q.db?mode=ro&uri=true",
+        ),
     ],
 )
 def test_database_url(written: str, expected: str) -> None:
