@@ -36,7 +36,7 @@ def test_csv_has_every_locale_and_a_bom_for_excel() -> None:
     deck, _ = load_deck(SEED)
     assert deck is not None
     text = export_deck(deck, "csv")
-    assert text.startswith("\ufeffid,answer,tags,shuffle,text:bn,")
+    assert text.startswith("\ufeffid,answer,tags,shuffle,seconds,text:bn,")
     rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff"))))
     assert len(rows) == len(deck.questions)
     first = rows[0]
