@@ -70,7 +70,8 @@ async def deck_choices(
     needle = current.casefold().strip()
     return [
         app_commands.Choice(
-            name=render.clip(f"{d.id} · {pick(d.title, d.fallback_locale)}", CHOICE_NAME), value=d.id
+            name=render.clip(f"{d.id} · {pick(d.title, d.fallback_locale)}", CHOICE_NAME),
+            value=d.id,
         )
         for d in client_of(interaction).services.quiz.decks
         if _matches(needle, d.id, *d.title.values())

@@ -15,7 +15,8 @@ def language(
 ) -> str:
     """The first of: the language the platform says the person uses (Discord sends it), the
     person's own setting (`/quiz language`), the server's; one that is `offered` (a deck's
-    locales, or the bot's catalogs). Else `fallback` (English when offered, else the deck's first locale: `Deck.fallback_locale`)."""
+    locales, or the bot's catalogs). Else `fallback` (English when offered, else the deck's
+    first locale: `Deck.fallback_locale`)."""
     for candidate in (platform, mine, server):
         if candidate is not None and candidate in offered:
             return candidate
