@@ -88,7 +88,13 @@ async def build_app(
     clock = clock or SystemClock()
     if store is None:
         store = await open_store(database_url(config.database_url, config.base_dir))
-    quiz = Quiz(store=store, decks=library, clock=clock, ui_locales=LOCALES)
+    quiz = Quiz(
+        store=store,
+        decks=library,
+        clock=clock,
+        ui_locales=LOCALES,
+        config_default=config.default_deck,
+    )
     timing = config.file.schedule
     scheduler = Scheduler(
         store,

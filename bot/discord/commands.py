@@ -18,6 +18,7 @@ from bot.discord import buttons
 from bot.discord import embeds as render
 from bot.discord.clicks import PLATFORM, outcome
 from bot.discord.context import client_of
+from bot.discord.deck_default import HOW, DeckCommands
 from bot.discord.games import GameCommands
 from bot.discord.identity import NotInGuild, actor, mention
 from bot.discord.options import (
@@ -41,10 +42,10 @@ from bot.domain.leaderboard import Period
 from bot.domain.post import PostView
 from bot.domain.run import RunSummary
 from bot.observability.metrics import Metrics
+from bot.presentation.deck_messages import decks_message
 from bot.presentation.locales import LOCALES, language_name, text
 from bot.presentation.messages import (
     BoardMessage,
-    decks_message,
     leaderboard_message,
     post_message,
     reveal_message,
@@ -183,10 +184,8 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     @app_commands.command(name="decks", description=_("discord.cmd.decks"))
     async def decks(self, interaction: discord.Interaction) -> None:
         quiz = client_of(interaction).services.quiz
-        locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
-        await send(
-            interaction, embeds=[render.board(decks_message(quiz.decks, locale), literal=True)]
-        )
+        listing = await in_time(interaction, quiz.deck_list(actor(interaction)))
+        await send(interaction, embeds=[render.board(decks_message(listing, HOW), literal=True)])
 
     @app_commands.command(name="language", description=_("discord.cmd.language"))
     @app_commands.describe(locale=_("discord.opt.locale"))
@@ -226,6 +225,7 @@ class AdminCommands(
     default_permissions=discord.Permissions(manage_guild=True),
 ):
     schedule = ScheduleCommands()
+    deck = DeckCommands()
 
     @app_commands.command(name="language", description=_("discord.cmd.admin_language"))
     @app_commands.describe(locale=_("discord.opt.locale"))

@@ -81,10 +81,12 @@ async def deck_choices(
 async def question_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
-    """The questions of the deck already chosen in this command (or the first deck)."""
+    """The questions of the deck already chosen in this command (or the server's default, as
+    this process last knew it: autocomplete reads no store)."""
     try:
         chosen = deck_option(getattr(interaction.namespace, "deck", None))
-        deck = client_of(interaction).services.quiz.deck(chosen)
+        quiz = client_of(interaction).services.quiz
+        deck = quiz.deck(chosen) if chosen else quiz.known_default(actor(interaction).server_id)
     except QuizError:
         return []
     needle = current.casefold().strip()

@@ -204,7 +204,8 @@ class NewSchedule:
     channel_id: str
     time: str
     zone: str
-    deck_id: str
+    deck_id: str | None
+    """None: the server's default deck at each post."""
     days: Days
     created_by: str
     at: datetime

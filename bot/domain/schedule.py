@@ -55,7 +55,8 @@ class Schedule:
     channel_id: str
     time: str
     zone: str
-    deck_id: str
+    deck_id: str | None
+    """None: the server's default deck at each post (`deck default`), as it changes."""
     days: Days
     created_by: str
     enabled: bool = True

@@ -18,7 +18,7 @@ from bot.domain.records import AnswerStatus
 from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.domain.stats import Stats
 from bot.presentation.game_messages import WHEN
-from bot.presentation.locales import digits, language_name, text
+from bot.presentation.locales import digits, text
 from bot.presentation.review_messages import mastery_board_message, mastery_lines
 
 Mention = Callable[[str], str]
@@ -334,32 +334,6 @@ def stats_message(stats: Stats, mention: Mention) -> BoardMessage:
         lines.append(text(loc, "stats.games", played=played, won=won))
     lines += mastery_lines(loc, stats.mastery, stats.due)
     return BoardMessage(text(loc, "stats.title", user=mention(stats.user_id)), lines, None)
-
-
-SOURCE_SHOWN = 200
-"""Characters of a deck's `source` that `/quiz decks` shows; a long reference list is cut."""
-
-
-def decks_message(decks: Iterable[Deck], locale: str) -> BoardMessage:
-    lines: list[str] = []
-    for d in decks:
-        line = text(
-            locale,
-            "decks.line",
-            id=d.id,
-            title=pick(d.title, locale),
-            count=len(d),
-            locales=", ".join(language_name(loc) for loc in d.locales),
-        )
-        if d.origin:
-            cut = d.origin if len(d.origin) <= SOURCE_SHOWN else d.origin[:SOURCE_SHOWN] + "…"
-            line += "\n    " + text(locale, "decks.source", source=cut)
-        if d.license:
-            line += ("\n    " if not d.origin else " · ") + text(
-                locale, "decks.license", license=d.license
-            )
-        lines.append(line)
-    return BoardMessage(text(locale, "decks.title"), lines or [text(locale, "decks.none")], None)
 
 
 def error_text(error: QuizError, locale: str) -> str:

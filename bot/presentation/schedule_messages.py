@@ -47,7 +47,10 @@ def local_when(locale: str, when: datetime) -> str:
 def _deck(info: ScheduleInfo, locale: str) -> str:
     if info.deck is None:
         return text(locale, "schedule.deck_missing", deck=info.schedule.deck_id)
-    return pick(info.deck.title, locale)
+    title = pick(info.deck.title, locale)
+    if info.schedule.deck_id is None:  # follows the server's default deck as it changes
+        return text(locale, "schedule.deck_default", deck=title)
+    return title
 
 
 def _when(schedule: Schedule, locale: str) -> dict[str, str]:

@@ -27,7 +27,7 @@ class Authoring:
     decks: DeckLibrary
     clock: Clock
 
-    deck: Callable[[str | None], Deck]
+    deck_for: Callable[[str, str | None], Awaitable[Deck]]
     ui_locale: Callable[[Actor], Awaitable[str]]
 
     def question_by_key(self, key: str) -> tuple[Deck, Question]:
@@ -75,10 +75,11 @@ class Authoring:
         )
 
     async def question_health(self, actor: Actor, deck_id: str | None = None) -> HealthView:
-        """The health of a deck's questions in the caller's server (admins only)."""
+        """The health of a deck's questions in the caller's server (admins only); no deck:
+        the server's default."""
         if not actor.is_admin:
             raise QuizError("admin_only")
-        deck = self.deck(deck_id)
+        deck = await self.deck_for(actor.server_id, deck_id)
         # Counted in the store (a few numbers per question), not every answer read here.
         counted = await self.store.question_tallies(actor.server_id, deck.id)
         reports = await self.store.problem_reports(actor.server_id, deck.id)

@@ -107,9 +107,9 @@ class Games:
         seconds: object = None,
     ) -> GameRecord:
         """A game in this channel, announced by the loop within a tick; refused while the
-        channel has one."""
+        channel has one. No deck: the server's default."""
         rounds, per_question = game_settings(questions, seconds)
-        deck = self.quiz.deck(deck_id)
+        deck = await self.quiz.deck_for(actor.server_id, deck_id)
         server = await self.store.server(actor.server_id)
         game = await self.store.create_game(
             NewGame(

@@ -70,6 +70,12 @@ class Servers(Protocol):
 
     async def set_server_timezone(self, server_id: str, timezone: str) -> None: ...
 
+    async def server_default_deck(self, server_id: str) -> str | None:
+        """The deck id an admin made the server's default (`deck default`), loaded or not."""
+        ...
+
+    async def set_server_default_deck(self, server_id: str, deck_id: str | None) -> None: ...
+
     async def new_season(
         self, server_id: str, at: datetime, after: int, *, deadline: float | None = None
     ) -> int | None:

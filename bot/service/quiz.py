@@ -31,40 +31,33 @@ from bot.domain.records import (
 )
 from bot.domain.stats import Stats
 from bot.service.authoring import Authoring
+from bot.service.deck_choice import DeckChoice
 from bot.service.learning import Learning
 from bot.service.ports import QuizStore
 from bot.service.runs import Runs
 
 
 @dataclass
-class Quiz(Runs, Learning, Authoring):
+class Quiz(DeckChoice, Runs, Learning, Authoring):
     store: QuizStore
     decks: DeckLibrary
     clock: Clock
     ui_locales: tuple[str, ...] = ("en", "bn")
     rng: random.Random | None = None
+    config_default: str | None = None
+    """`[questions] default`: the deck where a command names none and its server has no
+    default of its own (`bot.domain.default_deck`)."""
 
     def __post_init__(self) -> None:
         self._rng = self.rng or random.Random()
+        self._known_defaults = {}
         self._posts: OrderedDict[int, asyncio.Future[PostRecord | None]] = OrderedDict()
         """Recently posted or clicked posts, each read at most once (a burst's first clicks
         all wait for the one read). What a click needs of one (server, deck, question,
         choice order) never changes once posted; whether it is still open is decided by
         the store when the answer is recorded."""
 
-    # Decks ---------------------------------------------------------------
-
-    def deck(self, deck_id: str | None) -> Deck:
-        """A deck by id; with no id the only deck, or the first by id."""
-        if deck_id:
-            deck = self.decks.get(deck_id)
-            if deck is None:
-                raise QuizError("unknown_deck", deck=deck_id, decks=", ".join(self.decks.ids()))
-            return deck
-        first = self.decks.first()
-        if first is None:
-            raise QuizError("no_decks")
-        return first
+    # Questions -----------------------------------------------------------
 
     def question(self, deck: Deck, ref: str | None) -> Question:
         if ref is None or ref == "":
@@ -122,8 +115,9 @@ class Quiz(Runs, Learning, Authoring):
         closes_after: timedelta | None = None,
     ) -> PostView:
         """Posts a question: fixes its choice order and its language now, for good (and a
-        game's question its deadline, `closes_after` from now)."""
-        deck = self.deck(deck_id)
+        game's question its deadline, `closes_after` from now). No deck: the server's
+        default."""
+        deck = await self.deck_for(actor.server_id, deck_id)
         question = self.question(deck, question_ref)
         server = await self.store.server(actor.server_id)
         now = self.clock.now()

@@ -25,12 +25,13 @@ class Runs:
     decks: DeckLibrary
     clock: Clock
 
-    deck: Callable[[str | None], Deck]
+    deck_for: Callable[[str, str | None], Awaitable[Deck]]
     reply_locale: Callable[[Actor, Deck], Awaitable[str]]
 
     async def start_run(self, actor: Actor, deck_id: str | None = None) -> RunStep | RunSummary:
-        """Starts a run, or resumes the unfinished one at its next question."""
-        deck = self.deck(deck_id)
+        """Starts a run (no deck: the server's default), or resumes the unfinished one at
+        its next question."""
+        deck = await self.deck_for(actor.server_id, deck_id)
         server = await self.store.server(actor.server_id)
         existing = await self.store.active_run(actor.server_id, actor.user_id, deck.id)
         run = existing or await self.store.start_run(

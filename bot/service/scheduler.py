@@ -239,7 +239,7 @@ class Scheduler:
         """The claim's winner: reveal the previous post, post the next question."""
         view: PostView | None = None
         try:
-            deck = self.quiz.deck(schedule.deck_id)
+            deck = await self.quiz.deck_for(schedule.server_id, schedule.deck_id)
             for reveal in await close_open_posts(self.store, self.quiz, schedule.id):
                 await show_reveal(delivery, reveal)
             question = await choose_question(self.store, schedule, deck)

@@ -34,7 +34,8 @@ class ScheduleInfo:
 
     schedule: Schedule
     deck: Deck | None
-    """None when the deck is no longer loaded (its posts fail until it is back)."""
+    """None when the deck is no longer loaded (its posts fail until it is back). Of a
+    schedule that follows the server's default, the default now."""
     next: Slot
     last_slot: SlotRecord | None
     """The newest date the scheduler handled, in whatever status."""
@@ -132,11 +133,12 @@ class Schedules:
         """Schedules the channel's daily question (replacing its schedule, if it had one)
         and makes `zone` the server's time zone, for leaderboard weeks and months too.
 
-        A schedule set after today's minute first posts on its next day.
+        A schedule set after today's minute first posts on its next day. One set without a
+        deck posts from the server's default deck of the day, as an admin changes it.
         """
         self._require_admin(actor)
         at, tz, which = parse_time(time), parse_zone(zone), parse_days(days)
-        deck = self.quiz.deck(deck_id or None)
+        deck = await self.quiz.deck_for(actor.server_id, deck_id or None)
         earlier = await self.store.schedule_in_channel(actor.server_id, channel_id)
         schedule = await self.store.put_schedule(
             NewSchedule(
@@ -144,7 +146,7 @@ class Schedules:
                 channel_id=channel_id,
                 time=at,
                 zone=tz,
-                deck_id=deck.id,
+                deck_id=deck.id if deck_id else None,
                 days=which,
                 created_by=actor.user_id,
                 at=self.clock.now(),
@@ -190,7 +192,7 @@ class Schedules:
         schedule = await self.store.schedule_in_channel(actor.server_id, channel_id)
         if schedule is None or not schedule.enabled:
             raise QuizError("no_schedule")
-        deck = self.quiz.deck(schedule.deck_id)
+        deck = await self.quiz.deck_for(schedule.server_id, schedule.deck_id)
         reveals = await close_open_posts(self.store, self.quiz, schedule.id)
         for reveal in reveals:
             await show_reveal(delivery, reveal)
@@ -213,9 +215,13 @@ class Schedules:
         unconfirmed = None
         if last is not None and last.status is SlotStatus.CLAIMED:
             unconfirmed = last if now - last.claimed_at > UNCONFIRMED_AFTER else None
+        if schedule.deck_id is None:
+            deck: Deck | None = (await self.quiz.server_default(schedule.server_id)).deck
+        else:
+            deck = self.quiz.decks.get(schedule.deck_id)
         return ScheduleInfo(
             schedule=schedule,
-            deck=self.quiz.decks.get(schedule.deck_id),
+            deck=deck,
             next=schedule.next_slot(now, not_before=after_last),
             last_slot=last,
             last_failure=_last_failure(slots),

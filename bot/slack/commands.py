@@ -13,6 +13,7 @@ from bot.domain.errors import QuizError
 from bot.domain.leaderboard import Period
 from bot.domain.run import RunStep
 from bot.presentation import messages
+from bot.presentation.deck_messages import decks_message, default_deck_text
 from bot.presentation.locales import language_name, text
 from bot.presentation.report_messages import health_lines
 from bot.service.games import Games
@@ -40,6 +41,8 @@ class Command:
             return True
         if self.name == "game":
             return _lower(self.arg(0)) == "stop"
+        if self.name == "deck":  # `deck default DECK` sets it: only showing it is for all
+            return len(self.args) > 1
         return self.name == "language" and any(a.lower() == "server" for a in self.args[1:])
 
     def arg(self, i: int) -> str | None:
@@ -104,6 +107,7 @@ class Commands:
             "leaderboard": self._leaderboard,
             "stats": self._stats,
             "decks": self._decks,
+            "deck": self._deck,
             "language": self._language,
             "schedule": schedule,
             "close": self._close,
@@ -219,8 +223,20 @@ class Commands:
         await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *button]))
 
     async def _decks(self, req: Request, cmd: Command) -> None:
-        msg = messages.decks_message(self._quiz.decks, await self._locale(req))
+        msg = decks_message(await self._quiz.deck_list(req.actor))
         await private(req.respond, blocks.board_reply(msg))
+
+    async def _deck(self, req: Request, cmd: Command) -> None:
+        """`/quiz deck default`: the server's default deck; `... DECK|none` (admins) sets or
+        clears it."""
+        if _lower(cmd.arg(0)) != "default" or len(cmd.args) > 2:
+            raise QuizError("deck_usage")
+        typed = cmd.arg(1)
+        if typed is None:
+            view = await self._quiz.default_view(req.actor)
+        else:
+            view = await self._quiz.set_default_deck(req.actor, typed)
+        await self._say(req, default_deck_text(view))
 
     async def _language(self, req: Request, cmd: Command) -> None:
         if not cmd.args:

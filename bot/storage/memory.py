@@ -47,6 +47,7 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
     def __init__(self) -> None:
         self._servers: dict[str, ServerSettings] = {}
         self._user_locales: dict[tuple[str, str], str | None] = {}
+        self._default_decks: dict[str, str | None] = {}
         self._meta: dict[str, str] = {}
         self._seen: dict[str, datetime] = {}
         self._hidden: set[tuple[str, str]] = set()
@@ -82,6 +83,12 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
 
     async def set_server_timezone(self, server_id: str, timezone: str) -> None:
         self._servers[server_id] = replace(self._settings(server_id), timezone=timezone)
+
+    async def server_default_deck(self, server_id: str) -> str | None:
+        return self._default_decks.get(server_id)
+
+    async def set_server_default_deck(self, server_id: str, deck_id: str | None) -> None:
+        self._default_decks[server_id] = deck_id
 
     async def new_season(
         self, server_id: str, at: datetime, after: int, *, deadline: float | None = None

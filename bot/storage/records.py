@@ -54,7 +54,7 @@ def schedule_record(row: AnyRow) -> Schedule:
         channel_id=row.channel_id,
         time=row.time,
         zone=row.zone,
-        deck_id=row.deck_id,
+        deck_id=row.deck_id or None,  # FOLLOWS_DEFAULT
         days=parse_days(row.days),
         created_by=row.created_by,
         enabled=bool(row.enabled),

@@ -21,7 +21,7 @@ from bot.domain.schedule import Schedule
 from bot.service.ports import Schedules, Slots
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.records import local_date, post_record, schedule_record, slot_record
-from bot.storage.tables import posts, schedule_slots, schedules
+from bot.storage.tables import FOLLOWS_DEFAULT, posts, schedule_slots, schedules
 
 
 class SqlSchedules(SqlAggregate, Schedules):
@@ -30,7 +30,7 @@ class SqlSchedules(SqlAggregate, Schedules):
         settings = {
             "time": new.time,
             "zone": new.zone,
-            "deck_id": new.deck_id,
+            "deck_id": new.deck_id or FOLLOWS_DEFAULT,
             "days": new.days,
             "created_by": new.created_by,
             "enabled": True,

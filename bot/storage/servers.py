@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, Table, and_, delete, select, update
+from sqlalchemy import ColumnElement, Table, and_, bindparam, delete, select, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import ServerSettings
@@ -30,6 +30,8 @@ from bot.storage.tables import (
 )
 from bot.storage.transactions import accumulate, written
 
+DEFAULT_DECK = select(servers.c.default_deck).where(servers.c.server_id == bindparam("server_id"))
+
 SWEEP_EVERY = 1000
 """Every this many `first_seen` calls, expired rows are deleted in the same transaction."""
 
@@ -45,6 +47,13 @@ class SqlServers(SqlAggregate, Servers):
 
     async def set_server_timezone(self, server_id: str, timezone: str) -> None:
         await self._upsert(servers, {"server_id": server_id}, {"timezone": timezone})
+
+    async def server_default_deck(self, server_id: str) -> str | None:
+        deck_id: str | None = await self._scalar(DEFAULT_DECK.params(server_id=server_id))
+        return deck_id
+
+    async def set_server_default_deck(self, server_id: str, deck_id: str | None) -> None:
+        await self._upsert(servers, {"server_id": server_id}, {"default_deck": deck_id})
 
     async def new_season(
         self, server_id: str, at: datetime, after: int, *, deadline: float | None = None

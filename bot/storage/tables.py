@@ -84,7 +84,9 @@ servers = Table(
     Column("timezone", String, nullable=False, server_default="UTC"),
     Column("season", Integer, nullable=False, server_default="1"),
     Column("season_started_at", UtcDateTime),
+    Column("default_deck", String),
 )
+"""`default_deck`: the deck an admin made the server's default (`deck default`), loaded or not."""
 
 user_settings = Table(
     "user_settings",
@@ -387,7 +389,10 @@ schedules = Table(
     UniqueConstraint("server_id", "channel_id"),
     CheckConstraint("days IN ('daily', 'weekdays')", name="days"),
 )
-"""One row per channel ever scheduled; `off` clears `enabled`, a new `set` reuses the row."""
+"""One row per channel ever scheduled; `off` clears `enabled`, a new `set` reuses the row.
+`deck_id` "" (`FOLLOWS_DEFAULT`): the server's default deck at each post (set without a deck)."""
+
+FOLLOWS_DEFAULT = ""
 
 schedule_slots = Table(
     "schedule_slots",

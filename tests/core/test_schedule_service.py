@@ -65,10 +65,13 @@ async def test_set_replaces_the_channel_s_schedule(w: World) -> None:
     assert (await w.store.server("slack:T1")).timezone == "Europe/London"
 
 
-async def test_set_without_a_deck_takes_the_first(store: QuizStore, clock: ManualClock) -> None:
+async def test_set_without_a_deck_follows_the_default(store: QuizStore, clock: ManualClock) -> None:
+    """It names no deck: each post is from the server's default deck of the day (here the
+    first by id, as nothing else is set)."""
     w = world(store, clock, decks=factories.library(factories.deck("b"), factories.deck("a")))
     result = await w.schedules.set(admin(), "C1", "09:00", "UTC")
-    assert result.info.schedule.deck_id == "a"
+    assert result.info.schedule.deck_id is None
+    assert result.info.deck is not None and result.info.deck.id == "a"
 
 
 BAD_WORDS = [
@@ -184,7 +187,8 @@ async def test_messages_in_english(w: World) -> None:
     replaced = await w.schedules.set(admin(), "C1", "9:30", "Asia/Dhaka")
     message = schedule_set_message(replaced, channel)
     assert message.title == (
-        "Daily question set for <#C1>: every day at 09:30 (Asia/Dhaka), deck Demo demo."
+        "Daily question set for <#C1>: every day at 09:30 (Asia/Dhaka), deck Demo demo "
+        "(this server's default deck, followed as it changes)."
     )
     assert message.lines == [
         "Next question: Wednesday 2026-03-04 09:30 (Asia/Dhaka) · 2026-03-04 03:30 UTC",
@@ -193,7 +197,10 @@ async def test_messages_in_english(w: World) -> None:
     ]
     shown = schedule_list_message(await w.schedules.show(admin()), channel)
     assert shown.title == "Daily questions"
-    assert shown.lines[0] == "<#C1>: every day at 09:30 (Asia/Dhaka) · deck Demo demo"
+    assert shown.lines[0] == (
+        "<#C1>: every day at 09:30 (Asia/Dhaka) · deck Demo demo "
+        "(this server's default deck, followed as it changes)"
+    )
     assert shown.fallback.startswith("Daily questions\n<#C1>")
     assert schedule_off_message(await w.schedules.off(admin(), "C1"), channel) == (
         "The daily question in <#C1> is off. Turn it on again with /quiz schedule set."
@@ -204,10 +211,15 @@ async def test_messages_in_english(w: World) -> None:
 
 async def test_messages_in_bengali(w: World) -> None:
     await w.quiz.set_language(admin(), "bn", server=True)
-    result = await w.schedules.set(admin(), "C1", "9:30", "Asia/Dhaka", days="weekdays")
+    result = await w.schedules.set(admin(), "C1", "9:30", "Asia/Dhaka", "demo", "weekdays")
     message = schedule_set_message(result, channel)
     assert message.title == (
         "<#C1>-এ ডেইলি প্রশ্ন সেট হয়ে গেছে: সোম থেকে শুক্রবার, ০৯:৩০-এ (Asia/Dhaka), ডেক ডেমো demo।"
+    )
+    following = await w.schedules.set(admin(), "C2", "9:30", "Asia/Dhaka")
+    assert schedule_set_message(following, channel).title == (
+        "<#C2>-এ ডেইলি প্রশ্ন সেট হয়ে গেছে: প্রতিদিন, ০৯:৩০-এ (Asia/Dhaka), "
+        "ডেক ডেমো demo (এই সার্ভারের ডিফল্ট ডেক; ডিফল্ট বদলালে এটাও বদলাবে)।"
     )
     assert message.lines[0] == (
         "পরের প্রশ্ন: বুধবার ২০২৬-০৩-০৪ ০৯:৩০ (Asia/Dhaka) · UTC-তে ২০২৬-০৩-০৪ ০৩:৩০"

@@ -91,8 +91,15 @@ async def test_login_then_sync_only_when_the_commands_change(
         10,
         120,
     )
-    admin_subcommands = {"language", "close", "reset", "schedule", "report"}
+    admin_subcommands = {"language", "close", "reset", "schedule", "report", "deck"}
     assert {o["name"] for o in admin["options"]} == admin_subcommands
+    deck_group = next(o for o in admin["options"] if o["name"] == "deck")
+    assert deck_group["type"] == 2  # /quizadmin deck default deck:
+    (default,) = deck_group["options"]
+    assert default["name"] == "default"
+    assert [(o["name"], o["required"], o["autocomplete"]) for o in default["options"]] == [
+        ("deck", False, True)
+    ]
     schedule = next(o for o in admin["options"] if o["name"] == "schedule")
     subs = {o["name"]: o for o in schedule["options"]}
     assert set(subs) == {"set", "show", "off", "now"}

@@ -50,6 +50,20 @@ def a_post(
     )
 
 
+async def test_a_schedule_without_a_deck_follows_the_default(store: QuizStore) -> None:
+    """Set without a deck, a schedule names none (the server's default at each post); set
+    again with one, it names it, and without, it follows the default again."""
+    following = await store.put_schedule(new(deck_id=None))
+    assert following.deck_id is None
+    assert (await store.schedule(following.id)) == following
+    named = await store.put_schedule(new(deck_id="demo"))
+    assert named.deck_id == "demo" and named.id == following.id
+    await store.put_schedule(new(deck_id=None))
+    (enabled,) = await store.enabled_schedules()
+    assert enabled.schedule.deck_id is None
+    assert (await store.schedule_in_channel("slack:T1", "C1")) == enabled.schedule
+
+
 async def test_one_schedule_per_channel_replaced_in_place(store: QuizStore) -> None:
     first = await store.put_schedule(new())
     assert first.time == "09:00" and first.enabled and first.days == "daily"

@@ -672,6 +672,24 @@ async def test_server_settings(store: QuizStore) -> None:
     assert await store.server("discord:9") == ServerSettings("discord:9", None, "Europe/Berlin")
 
 
+async def test_server_default_deck(store: QuizStore) -> None:
+    """Any deck id is kept as set (whether it is loaded is the service's concern), per server,
+    beside the other settings, and None clears it."""
+    assert await store.server_default_deck(SERVER) is None
+    await store.set_server_locale(SERVER, "bn")
+    await store.set_server_default_deck(SERVER, "ours")
+    await store.set_server_default_deck("discord:9", "theirs")  # a server never seen before
+    assert await store.server_default_deck(SERVER) == "ours"
+    assert await store.server_default_deck("discord:9") == "theirs"
+    assert await store.server(SERVER) == ServerSettings(SERVER, "bn", "UTC", 1)
+    assert await store.new_season(SERVER, at(1), after=1) == 2
+    assert await store.server_default_deck(SERVER) == "ours"  # a new season keeps it
+    await store.set_server_default_deck(SERVER, None)
+    assert await store.server_default_deck(SERVER) is None
+    assert await store.server_default_deck("discord:9") == "theirs"
+    assert await store.server("discord:9") == ServerSettings("discord:9")
+
+
 async def test_new_season(store: QuizStore) -> None:
     await store.set_server_locale(SERVER, "en")
     assert await store.new_season(SERVER, at(1), after=1) == 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from alembic import command
@@ -14,6 +15,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, event, inspect, text
 from sqlalchemy.engine import Connection
 
+from bot.domain.records import NewSchedule
 from bot.storage import compiled, upgrade
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import metadata
@@ -62,7 +64,7 @@ def heads(conn: Connection) -> tuple[str, ...]:
 
 
 async def test_migrations_reach_head_and_second_open_changes_nothing(db: Database) -> None:
-    assert HEAD == "0013"
+    assert HEAD == "0014"
     first = await db.open()
     await first.set_meta("k", "v")
     await first.close()
@@ -103,6 +105,28 @@ async def test_downgrade_to_base_and_back(db: Database) -> None:
     assert await on_engine(db, downgrade) == {"alembic_version"}
     store = await db.open()
     assert await store.get_meta("k") is None
+
+
+async def test_a_downgrade_keeps_a_schedule_on_the_default_it_followed(db: Database) -> None:
+    """Before 0014 a schedule named its deck: one that followed the server's default is
+    given the deck that default named (one with no default set keeps "", which the code of
+    then took as the first deck)."""
+    store = await db.open()
+    await store.set_server_default_deck("slack:T1", "ours")
+    for server in ("slack:T1", "slack:T2"):
+        await store.put_schedule(
+            NewSchedule(server, "C1", "09:00", "UTC", None, "daily", "boss", datetime.now(UTC))
+        )
+    await store.close()
+
+    def downgrade(conn: Connection) -> list[tuple[str, str]]:
+        config = Config(str(MIGRATIONS / "alembic.ini"))
+        config.attributes["connection"] = conn
+        command.downgrade(config, "0012")
+        rows = conn.execute(text("SELECT server_id, deck_id FROM schedules ORDER BY server_id"))
+        return [(row.server_id, row.deck_id) for row in rows]
+
+    assert await on_engine(db, downgrade) == [("slack:T1", "ours"), ("slack:T2", "")]
 
 
 async def test_sqlite_connection_settings(tmp_path: Any) -> None:
