@@ -6,6 +6,7 @@ and `/quiz post` and `/quiz game start` without a deck play it; a member cannot 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from discord_harness import ADMIN, ALICE, BOB, CHANNEL, GUILD_2, BotFactory, DiscordBot
@@ -15,6 +16,8 @@ from bot.domain.clock import ManualClock
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 SERVER = "discord:111111111111111111"
 SEED = "model-pipeline-parallelism"
+SHIPPED = sorted(p.stem for p in (Path(__file__).parents[2] / "questions").glob("*.yaml"))
+"""The shipped decks' ids (each file's name), which the test bot loads beside its own."""
 SEED_TITLE = "Model and Pipeline Parallelism Quiz"
 ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."
 HOW = "An admin sets it with /quizadmin deck default deck:, and clears it with deck: none."
@@ -51,21 +54,14 @@ async def test_an_admin_sets_the_default_and_post_and_game_play_it(make_bot: Bot
         bot, "quizadmin", "default", subgroup="deck", by=ADMIN, focused="deck", deck=""
     )
     assert offered[0] == {"name": "none · clear this server's own default", "value": "none"}
-    assert [c["value"] for c in offered[1:]] == [
-        "basics",
-        "distributed-jobs",
-        "distributed-training",
-        SEED,
-        "performance-and-sharding",
-    ]
+    assert [c["value"] for c in offered[1:]] == ["basics", *SHIPPED]
     offered = await choices(
-        bot, "quizadmin", "default", subgroup="deck", by=ADMIN, focused="deck", deck="pipeline"
+        bot, "quizadmin", "default", subgroup="deck", by=ADMIN, focused="deck", deck="model-pipe"
     )
     assert offered == [{"name": f"{SEED} · {SEED_TITLE}", "value": SEED}]
 
     assert await default_deck(bot, deck="pipelines") == (
-        "There is no deck “pipelines”. Decks: basics, distributed-jobs, distributed-training, "
-        f"{SEED}, performance-and-sharding"
+        f"There is no deck “pipelines”. Decks: {', '.join(['basics', *SHIPPED])}"
     )
     assert await default_deck(bot, deck=SEED) == (
         f"Default deck changed.\n★ {SEED} is this server's default deck, set here: a command "

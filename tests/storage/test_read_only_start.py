@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from bot.storage import open_store
+from tests.discord.fake_discord import TOKEN  # shaped as a real one: the check comes first
 from tests.storage.faults import read_only_url, writable_again
 
 
@@ -45,7 +46,7 @@ async def test_a_read_only_database_is_refused_in_one_line(
     await store.close()
     url = read_only_url(path)
     try:
-        proc = quizbot(tmp_path, url, *args, DISCORD_TOKEN="a-token-never-used")
+        proc = quizbot(tmp_path, url, *args, DISCORD_TOKEN=TOKEN)
     finally:
         writable_again(path)
     said = proc.stderr.strip().splitlines()
