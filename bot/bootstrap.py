@@ -15,11 +15,13 @@ from bot.domain.clock import Clock, SystemClock
 from bot.observability.ops import ops_listener
 from bot.presentation.locales import LOCALES
 from bot.presentation.report_messages import digest_messages
+from bot.presentation.suggestion_messages import outcome_text
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
 from bot.service.services import Services
+from bot.service.suggestions import Suggestions
 from bot.service.supervision import Supervisor
 
 log = logging.getLogger("quizbot")
@@ -107,9 +109,25 @@ async def build_app(
     )
     schedules = Schedules(store, quiz, clock)
     url = database_url(config.database_url, config.base_dir)
-    return Services(
+    services = Services(
         config, store, quiz, clock, schedules, scheduler, installations=lambda: store_engine(url)
     )
+    services.suggestions = suggestions_service(store, quiz, clock, scheduler)
+    await services.suggestions.refresh()
+    return services
+
+
+def suggestions_service(
+    store: QuizStore, quiz: Quiz, clock: Clock, scheduler: Scheduler
+) -> Suggestions:
+    """The suggestions capability on the store's database (in memory for a store that is
+    not SQL); the servers' own decks live in the quiz's library."""
+    from bot.storage.memory_suggestions import MemorySuggestions
+    from bot.storage.sql import SqlStore
+    from bot.storage.suggestions import SqlSuggestions
+
+    port = SqlSuggestions(store) if isinstance(store, SqlStore) else MemorySuggestions()
+    return Suggestions(port, lambda: quiz.decks, clock, scheduler.deliveries, outcome_text)
 
 
 class NothingToRun(Exception):
@@ -207,6 +225,7 @@ async def _run_each(app: App, names: list[str]) -> None:
     async with asyncio.TaskGroup() as group:
         group.create_task(app.scheduler.run())
         group.create_task(app.games.run())
+        group.create_task(app.suggestions.run())
         if "slack" in names:
             from bot.slack.runner import run_slack
 

@@ -16,6 +16,7 @@ from bot.decks.model import Deck, DeckLibrary
 from bot.domain.actor import Actor
 from bot.domain.default_deck import CLEAR, DefaultDeck, default_deck
 from bot.domain.errors import QuizError
+from bot.domain.team_deck import TEAM, team_deck_id
 from bot.service.ports import QuizStore
 
 
@@ -66,6 +67,10 @@ class DeckChoice:
     async def deck_for(self, server_id: str, deck_id: str | None) -> Deck:
         """What a command's optional DECK means in a server: the deck named, else the
         server's default deck."""
+        if deck_id == TEAM and self.decks.get(TEAM) is None:
+            deck_id = team_deck_id(server_id)  # the server's own deck (its approved suggestions)
+            if self.decks.get(deck_id) is None:
+                raise QuizError("unknown_deck", deck=TEAM, decks=", ".join(self.decks.ids()))
         if deck_id:
             return self.deck(deck_id)
         return (await self.server_default(server_id)).deck
@@ -103,7 +108,9 @@ class DeckChoice:
 
     async def deck_list(self, actor: Actor) -> DeckList:
         default = await self._read_default(actor.server_id)
-        return DeckList(list(self.decks), default, await self.ui_locale(actor))
+        return DeckList(
+            self.decks.for_server(actor.server_id), default, await self.ui_locale(actor)
+        )
 
     async def _read_default(self, server_id: str) -> DefaultDeck | None:
         chosen = await self.store.server_default_deck(server_id)

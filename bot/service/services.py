@@ -30,6 +30,7 @@ from bot.service.publishing import Publishing
 from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
+from bot.service.suggestions import Suggestions
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -55,6 +56,8 @@ class Services:
     publishing: Publishing = field(init=False)
     games: Games = field(init=False)
     """Live games, posted through the deliveries the scheduler has."""
+    suggestions: Suggestions = field(init=False)
+    """Questions the team writes (set by `bot.bootstrap.build_app`, which has the store)."""
 
     def __post_init__(self) -> None:
         self.publishing = Publishing(self.quiz)
@@ -102,7 +105,7 @@ class Services:
         """
         report = load_decks(self.config.question_paths, self.config.shipped_decks)
         if report.ok:
-            self.quiz.decks = DeckLibrary(report.decks)
+            self.quiz.decks = DeckLibrary(report.decks, self.quiz.decks.own)
             log.info("decks reloaded: %s", report.summary(), extra={"event": "decks_reloaded"})
         else:
             log.error(
