@@ -37,7 +37,7 @@ class Command:
     @property
     def needs_admin_check(self) -> bool:
         """Whether the answer depends on the caller being an admin (users.info is asked)."""
-        if self.name in ("close", "reset", "schedule", "report"):
+        if self.name in ("close", "reset", "schedule", "report", "suggestions"):
             return True
         if self.name == "game":
             return _lower(self.arg(0)) == "stop"
@@ -79,6 +79,8 @@ class Request:
     client: AsyncWebClient
     respond: ReplyTo | None
     channel_name: str = ""
+    trigger_id: str = ""
+    """What opens a form (a modal) in answer to the command."""
 
 
 Handler = Callable[[Request, Command], Awaitable[None]]
@@ -118,6 +120,10 @@ class Commands:
             "game": self._game,
             "help": self._help,
         }
+
+    def add(self, name: str, handler: Handler) -> None:
+        """A subcommand another module handles (`suggest`: `bot.slack.suggestions`)."""
+        self._handlers[name] = handler
 
     def metric_name(self, cmd: Command) -> str:
         """The subcommand as a metrics label: any word that is no subcommand is "unknown"
