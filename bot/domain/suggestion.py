@@ -54,6 +54,12 @@ class Status(StrEnum):
     REJECTED = "rejected"
 
 
+def printable(typed: str) -> str:
+    """What a member typed, without control characters (line breaks kept): it is shown in
+    chat, in terminals and in exported files."""
+    return "".join(c for c in typed if c in "\n" or c.isprintable())
+
+
 def lines(typed: str) -> tuple[str, ...]:
     """A field of one item per line: the lines, stripped, blank ones left out."""
     return tuple(line.strip() for line in typed.splitlines() if line.strip())
@@ -82,6 +88,7 @@ class Draft:
     @classmethod
     def typed(cls, fields: dict[Field, str], locale: str = "en") -> Draft:
         """A draft from the form's text fields (missing ones are empty)."""
+        fields = {k: printable(v) for k, v in fields.items()}
         return cls(
             question=fields.get(Field.QUESTION, "").strip(),
             right=fields.get(Field.RIGHT, "").strip(),

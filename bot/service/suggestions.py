@@ -114,11 +114,11 @@ class Suggestions:
             return Checked(saved, findings)
         return Checked(saved, findings, await self._send(actor, saved.id, findings))
 
-    async def keep(self, actor: Actor, author_name: str, fields: dict[Field, str]) -> None:
+    async def keep(self, actor: Actor, author_name: str, fields: dict[Field, str]) -> Suggestion:
         """A form closed unsent: what was typed is kept as the draft, unchecked (the form
         holds each field to its limit), so it opens filled in next time."""
         draft = Draft.typed(fields, _language(fields))
-        await self.store.save_draft(
+        return await self.store.save_draft(
             actor.server_id, actor.user_id, author_name, draft, self._clock.now()
         )
 
