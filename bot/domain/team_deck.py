@@ -30,9 +30,12 @@ def team_deck_id(server_id: str) -> str:
     return f"{TEAM}-{re.sub(r'[^a-z0-9]+', '-', (own or server_id).lower()).strip('-')}"
 
 
-def team_deck(server_id: str, approved: Iterable[Suggestion]) -> Deck | None:
+def team_deck(
+    server_id: str, approved: Iterable[Suggestion], only: str | None = None
+) -> Deck | None:
     """The deck of the approved suggestions of `server_id`, in the order they were
-    approved; None when it has none."""
+    approved; None when it has none. `only`: in that one locale (an export in one language,
+    every question as written)."""
     chosen = sorted(
         (s for s in approved if s.server_id == server_id and s.status is Status.APPROVED),
         key=lambda s: (s.decided_at or s.created_at, s.id),
@@ -40,7 +43,7 @@ def team_deck(server_id: str, approved: Iterable[Suggestion]) -> Deck | None:
     if not chosen:
         return None
     counts = Counter(s.draft.locale for s in chosen)
-    locales = tuple(sorted(counts, key=lambda x: (-counts[x], x)))
+    locales = (only,) if only else tuple(sorted(counts, key=lambda x: (-counts[x], x)))
     questions = tuple(
         _credited(question_of(s.draft, s.question_id, n, locales), s.author_name)
         for n, s in enumerate(chosen, start=1)
