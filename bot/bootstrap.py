@@ -127,7 +127,14 @@ def suggestions_service(
     from bot.storage.suggestions import SqlSuggestions
 
     port = SqlSuggestions(store) if isinstance(store, SqlStore) else MemorySuggestions()
-    return Suggestions(port, lambda: quiz.decks, clock, scheduler.deliveries, outcome_text)
+    return Suggestions(
+        port,
+        lambda: quiz.decks,
+        clock,
+        scheduler.deliveries,
+        outcome_text,
+        store.question_tallies,
+    )
 
 
 class NothingToRun(Exception):

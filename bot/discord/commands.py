@@ -169,7 +169,10 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
         own = stats.user_id == who.user_id
         await send(
             interaction,
-            embeds=[render.board(stats_message(stats, mention), title_in_body=True)],
+            embeds=[
+                render.board(stats_message(stats, mention), title_in_body=True),
+                *await suggestions.written_embeds(interaction, who, stats.user_id),
+            ],
             view=topic_view(weakest_button(stats.locale, stats.mastery, own)),
         )
 

@@ -15,6 +15,7 @@ from typing import Any, Self
 
 import discord
 
+from bot.discord import embeds as render
 from bot.discord import suggestion_views as views
 from bot.discord.clicks import clicked
 from bot.discord.components import Button, button
@@ -67,6 +68,20 @@ async def show_queue(interaction: discord.Interaction) -> None:
     shown = Queue(waiting.waiting[: views.QUEUE_SHOWN], waiting.total)
     content, embeds, view = views.queue(say.queue_message(locale, shown))
     await send(interaction, content=content, embeds=embeds, view=view)
+
+
+async def written_embeds(
+    interaction: discord.Interaction, asker: Actor, user_id: str
+) -> list[discord.Embed]:
+    """`/quiz stats`: the questions the person wrote and how they play (none: no embed)."""
+    box, quiz = _services(interaction)
+    written = await box.written(asker, user_id)
+    lines = say.written_lines(await quiz.ui_locale(asker), written)
+    if not lines:
+        return []
+    title, *rest = lines
+    body = "\n".join(render.typed(line) for line in rest)
+    return [discord.Embed(title=render.esc(title), description=body or None, colour=views.COLOUR)]
 
 
 class SuggestionButton(discord.ui.DynamicItem[Button], template=CLICK):

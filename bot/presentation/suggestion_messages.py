@@ -8,9 +8,21 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.decks.model import Deck, pick
-from bot.domain.suggestion import LIMITS, LINE_LIMIT, Draft, Field, Finding, Sent, Suggestion
+from bot.domain.health import ENOUGH
+from bot.domain.suggestion import (
+    LIMITS,
+    LINE_LIMIT,
+    PER_DAY,
+    WAITING_CAP,
+    Draft,
+    Field,
+    Finding,
+    Sent,
+    Status,
+    Suggestion,
+)
 from bot.presentation.locales import LOCALES, text
-from bot.service.suggestions import Checked, Queue
+from bot.service.suggestions import Checked, Queue, Written
 
 KNOWN = {
     "length-tell",
@@ -92,8 +104,6 @@ def coaching(locale: str, checked: Checked) -> Coaching:
 
 
 def sent_text(locale: str, sent: Sent, clean: bool = False) -> str:
-    from bot.domain.suggestion import PER_DAY, WAITING_CAP
-
     if sent is Sent.SENT:
         said = text(locale, "suggest.sent")
         return f"{text(locale, 'suggest.clean')} {said}" if clean else said
@@ -190,3 +200,33 @@ def outcome_text(done: Suggestion, deck: Deck | None = None) -> str:
 def credit_text(locale: str, name: str) -> str:
     """The reveal's "Question by @name" (a name, never a mention: nobody is pinged)."""
     return text(locale, "suggest.credit", name=name)
+
+
+def written_lines(locale: str, written: list[Written]) -> list[str]:
+    """`stats`: the questions a person wrote and how they play (answered, share right, and
+    discrimination once enough people answered); their own waiting ones counted."""
+    approved = [w for w in written if w.suggestion.status is Status.APPROVED]
+    waiting = len(written) - len(approved)
+    if not written:
+        return []
+    lines = [text(locale, "suggest.stats_title", count=len(approved))]
+    for n, w in enumerate(approved, start=1):
+        question = w.suggestion.draft.question
+        row = w.health
+        if row is None or not row.answered:
+            lines.append(text(locale, "suggest.stats_line_new", number=n, question=question))
+            continue
+        line = text(
+            locale,
+            "suggest.stats_line",
+            number=n,
+            question=question,
+            answered=row.answered,
+            right=round(row.right * 100),
+        )
+        if row.discrimination is not None and row.answered >= ENOUGH:
+            line += text(locale, "suggest.stats_discrimination", value=f"{row.discrimination:+.2f}")
+        lines.append(line)
+    if waiting:
+        lines.append(text(locale, "suggest.stats_waiting", count=waiting))
+    return lines

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time
 
@@ -24,6 +24,7 @@ from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.coaching import coach
 from bot.domain.errors import QuizError
+from bot.domain.health import QuestionHealth, QuestionTally, health_of
 from bot.domain.suggestion import (
     PER_DAY,
     WAITING_CAP,
@@ -70,11 +71,15 @@ class Queue:
 
 
 @dataclass(frozen=True)
-class Authored:
-    """`stats`: the questions a person wrote; approved ones with their question ids."""
+class Written:
+    """`stats`: one question a person wrote, and how it plays once approved (None before)."""
 
-    suggestions: Sequence[Suggestion]
-    deck: Deck | None
+    suggestion: Suggestion
+    health: QuestionHealth | None
+
+
+Tallies = Callable[[str, str], Awaitable[Sequence[QuestionTally]]]
+"""The answer tallies of a deck's questions in a server (the store's `question_tallies`)."""
 
 
 class Suggestions:
@@ -85,12 +90,14 @@ class Suggestions:
         clock: Clock,
         deliveries: Mapping[str, Delivery],
         outcome_text: Callable[[Suggestion, Deck | None], str],
+        tallies: Tallies | None = None,
     ) -> None:
         self.store = store
         self._library = library
         self._clock = clock
         self._deliveries = deliveries
         self._outcome_text = outcome_text
+        self._tallies = tallies
         self._stamp: str | None = None
 
     # -- the author ---------------------------------------------------------------------
@@ -212,13 +219,22 @@ class Suggestions:
 
     # -- everyone -----------------------------------------------------------------------
 
-    async def authored(self, actor: Actor, user_id: str | None = None) -> Authored:
-        """The questions `user_id` (else the actor) wrote; others see only approved ones."""
+    async def written(self, actor: Actor, user_id: str | None = None) -> list[Written]:
+        """The questions `user_id` (else the actor) wrote, newest first, with how the approved
+        ones play; others see only approved ones (nothing is shown before approval)."""
         who = user_id or actor.user_id
-        found = await self.store.authored(actor.server_id, who)
-        if who != actor.user_id:
-            found = [s for s in found if s.status is Status.APPROVED]
-        return Authored(found, self._library().own.of(actor.server_id))
+        found = [
+            s
+            for s in await self.store.authored(actor.server_id, who)
+            if s.status is Status.APPROVED or (who == actor.user_id and s.status is Status.WAITING)
+        ]
+        deck = self._library().own.of(actor.server_id)
+        health: dict[str, QuestionHealth] = {}
+        if deck is not None and self._tallies is not None and found:
+            counted = await self._tallies(actor.server_id, deck.id)
+            questions = {(deck.id, q.id): (len(q.choices), q.answer) for q in deck}
+            health = {row.question_id: row for row in health_of(counted, questions)}
+        return [Written(s, health.get(s.question_id)) for s in found]
 
     async def forget(self, server_id: str, user_id: str) -> int:
         """`quizbot forget`: their drafts and suggestions go, their credit too."""

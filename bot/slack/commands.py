@@ -6,6 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.domain.actor import Actor
@@ -101,6 +102,8 @@ class Commands:
     ) -> None:
         self._quiz = quiz
         self._games = games
+        self.stats_extra: Callable[[Actor, str], Awaitable[list[Block]]] | None = None
+        """More of a person's stats (`bot.slack.suggestions`: the questions they wrote)."""
         self._publishing = publishing
         self._posts = posts
         self._handlers: dict[str, Handler] = {
@@ -226,7 +229,8 @@ class Commands:
         reply = blocks.board_reply(messages.stats_message(stats, placeholder))
         own = stats.user_id == req.actor.user_id
         button = review_blocks.weakest_topic_button(stats.locale, stats.mastery, own)
-        await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *button]))
+        written = await self.stats_extra(req.actor, stats.user_id) if self.stats_extra else []
+        await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *written, *button]))
 
     async def _decks(self, req: Request, cmd: Command) -> None:
         msg = decks_message(await self._quiz.deck_list(req.actor))

@@ -18,6 +18,7 @@ from slack_bolt.async_app import AsyncApp
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
+from slack_sdk.models.blocks import Block
 
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
@@ -78,6 +79,7 @@ class SuggestionListeners:
     def register(self, bolt: AsyncApp, commands: Commands, acks: Acks) -> None:
         commands.add("suggest", self.suggest)
         commands.add("suggestions", self.queue)
+        commands.stats_extra = self.stats_blocks
         early = acks.early
         bolt.view(show.FORM)(early(self.form_sent))
         bolt.view_closed(show.FORM)(early(self.form_closed))
@@ -179,6 +181,12 @@ class SuggestionListeners:
         await context.client.views_update(
             view_id=view_id, view=show.notice(locale, message).to_dict()
         )
+
+    async def stats_blocks(self, asker: Actor, user_id: str) -> list[Block]:
+        """`/quiz stats`: the questions the person wrote and how they play."""
+        written = await self._box.written(asker, user_id)
+        lines = say.written_lines(await self._quiz.ui_locale(asker), written)
+        return [show.said("\n".join(lines))] if lines else []
 
     # -- the admins ---------------------------------------------------------------------
 

@@ -109,6 +109,12 @@ async def test_suggest_coach_edit_approve_play_and_credit(bot: DiscordBot) -> No
     assert "Question by @alice" in reveal
     assert f"<@{ALICE.id}>" not in reveal
 
+    stats = await bot.run("quiz", "stats", by=BOB, user=ALICE)
+    screenshot("Discord: /quiz stats of the author", stats)
+    written = stats.data["embeds"][1]
+    assert written["title"] == "Questions written: 1"
+    assert written["description"].endswith(": answered 1, 100% right")
+
 
 async def test_a_rejection_reaches_its_author_and_a_member_cannot_reject(bot: DiscordBot) -> None:
     sent = await _coached(bot, FIXED, by=BOB)

@@ -206,6 +206,15 @@ async def test_suggest_coach_edit_approve_play_and_credit(slack: Slack) -> None:
     assert "Question by @u2" in all_text(reveal["blocks"])
     assert "<@U2>" not in json.dumps(reveal)  # a name, not a mention: nobody is pinged
 
+    stats = await slack.fake.reply((await slack.tester.command("stats <@U2>", user="U5")).key)
+    screenshot("Slack: /quiz stats of the author", stats["blocks"])
+    said = all_text(stats["blocks"])
+    assert "Questions written: 1" in said
+    assert (
+        "1. “Which file format does a &lt;!channel&gt; team deck use in git?”: answered 1, " in said
+    )
+    assert "100% right" in said
+
 
 async def test_a_rejection_reaches_its_author_with_the_reason(slack: Slack) -> None:
     slack.app.register_delivery("slack", slack.bot.delivery)
