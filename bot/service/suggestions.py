@@ -253,12 +253,16 @@ class Suggestions:
         self._library().own.replace({k: v for k, v in decks.items() if v is not None})
         self._stamp = stamp
 
+    async def sync(self) -> None:
+        """Rebuilds the own decks if the approved suggestions changed since the last look."""
+        if await self.store.approved_stamp() != self._stamp:
+            await self.refresh()
+
     async def run(self) -> None:
         """Keeps the own decks as the database has them (another process approves too)."""
         while True:
             try:
-                if await self.store.approved_stamp() != self._stamp:
-                    await self.refresh()
+                await self.sync()
             except Exception:
                 log.exception("the servers' own decks could not be read")
             await self._clock.sleep(POLL_SECONDS)

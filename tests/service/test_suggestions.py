@@ -18,7 +18,12 @@ from bot.domain.errors import QuizError
 from bot.domain.suggestion import PER_DAY, Field, Sent, Status
 from bot.domain.team_deck import team_deck_id
 from bot.presentation.messages import reveal_message
-from bot.presentation.suggestion_messages import coaching, outcome_text, queue_message
+from bot.presentation.suggestion_messages import (
+    coaching,
+    outcome_text,
+    queue_message,
+    written_lines,
+)
 from bot.service.quiz import Quiz
 from bot.service.suggestions import FormRefused, Suggestions
 from bot.storage.memory import MemoryStore
@@ -54,7 +59,14 @@ def quiz(clock: ManualClock) -> Quiz:
 
 @pytest.fixture
 def box(quiz: Quiz, clock: ManualClock) -> Suggestions:
-    return Suggestions(MemorySuggestions(), lambda: quiz.decks, clock, {}, outcome_text)
+    return Suggestions(
+        MemorySuggestions(),
+        lambda: quiz.decks,
+        clock,
+        {},
+        outcome_text,
+        quiz.store.question_tallies,
+    )
 
 
 async def test_the_lint_coaches_a_length_tell_and_the_draft_is_kept(box: Suggestions) -> None:
@@ -163,3 +175,49 @@ async def test_a_few_a_day_per_person(box: Suggestions, clock: ManualClock) -> N
     clock.advance(timedelta(days=1))
     draft = await box.store.draft_of(SERVER, "U1")
     assert draft is not None and await box.send_anyway(ANA, draft.id) is Sent.SENT
+
+
+async def test_stats_show_what_a_person_wrote_and_others_only_approved(
+    box: Suggestions, quiz: Quiz
+) -> None:
+    waiting = await box.check(ANA, "ana", FAIR)
+    assert [w.suggestion.id for w in await box.written(ANA)] == [waiting.suggestion.id]
+    assert await box.written(MEMBER, "U1") == []  # nothing visible before approval
+    await box.approve(ADMIN, waiting.suggestion.id)
+    view = await quiz.post(ADMIN, "C1", "team")
+    for n in range(12):
+        player = Actor(SERVER, f"P{n}")
+        right = view.post.order.index(view.question.answer)
+        await quiz.answer(player, view.post.id, right if n % 3 else (right + 1) % 4)
+    [written] = await box.written(MEMBER, "U1")
+    assert written.health is not None and written.health.answered == 12
+    assert written_lines("en", [written]) == [
+        "Questions written: 1",
+        "1. “Which file format does a team deck use in git?”: answered 12, 67% right, "
+        "discrimination +1.00",
+    ]
+
+
+async def test_another_process_sees_an_approval_when_it_syncs(tmp_path: Path) -> None:
+    from bot.storage import SqlSuggestions, open_store
+
+    url = f"sqlite:///{tmp_path / 'quiz.db'}"
+    stores = [await open_store(url), await open_store(url)]
+    libraries = [DeckLibrary([]), DeckLibrary([])]
+    clock = ManualClock(datetime(2026, 12, 5, 9, tzinfo=UTC))
+    one, two = (
+        Suggestions(SqlSuggestions(s), lambda lib=lib: lib, clock, {}, outcome_text)  # type: ignore[misc]
+        for s, lib in zip(stores, libraries, strict=True)
+    )
+    try:
+        await two.sync()
+        checked = await one.check(ANA, "ana", FAIR)
+        await one.approve(ADMIN, checked.suggestion.id)
+        assert libraries[0].get("team-t1") is not None
+        assert libraries[1].get("team-t1") is None
+        await two.sync()
+        deck = libraries[1].get("team-t1")
+        assert deck is not None and deck.questions[0].credit == "ana"
+    finally:
+        for s in stores:
+            await s.close()
