@@ -21,7 +21,6 @@ from bot.discord.clicks import clicked
 from bot.discord.components import Button, button
 from bot.discord.context import client_of
 from bot.discord.identity import actor
-from bot.discord.options import admin
 from bot.discord.replies import in_time, send
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
@@ -51,6 +50,17 @@ def _name(interaction: discord.Interaction) -> str:
     return interaction.user.display_name or interaction.user.name
 
 
+def approver(interaction: discord.Interaction) -> Actor:
+    """The caller, if they may decide suggestions: Manage Server, or named (their id or one
+    of their roles') in `[suggestions] approvers`; else `admin_only`."""
+    who = actor(interaction)
+    allowed = set(client_of(interaction).services.config.file.suggestions.approvers)
+    roles = {str(role.id) for role in getattr(interaction.user, "roles", ())}
+    if who.is_admin or who.user_id in allowed or roles & allowed:
+        return Actor(who.server_id, who.user_id, True, who.locale)
+    raise QuizError("admin_only")
+
+
 async def open_form(interaction: discord.Interaction) -> None:
     """`/quiz suggest`: the form, filled in with the author's draft if they left one."""
     box, quiz = _services(interaction)
@@ -62,7 +72,7 @@ async def open_form(interaction: discord.Interaction) -> None:
 async def show_queue(interaction: discord.Interaction) -> None:
     """`/quizadmin suggestions`: what waits, oldest first (admins)."""
     box, quiz = _services(interaction)
-    who = admin(interaction)
+    who = approver(interaction)
     waiting = await in_time(interaction, box.queue(who))
     locale = await quiz.ui_locale(who)
     shown = Queue(waiting.waiting[: views.QUEUE_SHOWN], waiting.total)
@@ -117,13 +127,13 @@ class SuggestionButton(discord.ui.DynamicItem[Button], template=CLICK):
             sent = await in_time(interaction, box.send_anyway(who, self.suggestion_id))
             await send(interaction, content=say.sent_text(await quiz.ui_locale(who), sent))
         elif self.kind == views.APPROVE:
-            who = admin(interaction)
+            who = approver(interaction)
             done = await in_time(interaction, box.approve(who, self.suggestion_id))
             deck = quiz.decks.own.of(who.server_id)
             said = say.decided_text(await quiz.ui_locale(who), done, deck)
             await send(interaction, content=said)
         else:  # an admin's Edit or Reject: a form, filled in or for the reason
-            who = admin(interaction)
+            who = approver(interaction)
             found = await box.waiting_one(who, self.suggestion_id)
             locale = await quiz.ui_locale(who)
             modal = (
@@ -171,14 +181,14 @@ async def _form_sent(interaction: discord.Interaction) -> Handled:
     values = typed(data.get("components"))
     box, quiz = _services(interaction)
     if match["form"] == "sreject":
-        who = admin(interaction)
+        who = approver(interaction)
         reason = values.get("reason", "")
         done = await in_time(interaction, box.reject(who, int(match["id"] or 0), reason))
         await send(interaction, content=say.decided_text(await quiz.ui_locale(who), done, None))
         return DONE
     fields = {f: values.get(f.value, "") for f in Field}
     if match["id"]:
-        await _admin_edit(interaction, admin(interaction), int(match["id"]), fields)
+        await _admin_edit(interaction, approver(interaction), int(match["id"]), fields)
         return DONE
     who = actor(interaction)
     locale = await quiz.ui_locale(who)

@@ -328,7 +328,9 @@ def _register(
     bolt.action(actions.FORGET_NO)(early(on_click(clicks.keep)))
     bolt.action(actions.HIDE)(early(on_click(clicks.hide)))
     bolt.action(actions.SHOW)(early(on_click(clicks.show)))
-    SuggestionListeners(services.suggestions, quiz, sessions, admins).register(bolt, commands, acks)
+    approvers = services.config.file.suggestions.approvers
+    suggestions = SuggestionListeners(services.suggestions, quiz, sessions, admins, approvers)
+    suggestions.register(bolt, commands, acks)
     # last: whatever no listener above took
     bolt.action(actions.ANY)(early(on_click(clicks.unknown)))
     bolt.event("app_home_opened")(early(on_home))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -19,6 +20,7 @@ from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.models.blocks import Block
+from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
@@ -70,11 +72,25 @@ def _id(value: object) -> int | None:
 
 
 class SuggestionListeners:
-    def __init__(self, suggestions: Suggestions, quiz: Quiz, sessions: Sessions, admins: Admins):
+    def __init__(
+        self,
+        suggestions: Suggestions,
+        quiz: Quiz,
+        sessions: Sessions,
+        admins: Admins,
+        approvers: Iterable[str] = (),
+    ) -> None:
         self._box = suggestions
         self._quiz = quiz
         self._sessions = sessions
         self._admins = admins
+        self._approvers = frozenset(approvers)
+
+    async def _approver(self, client: AsyncWebClient, who: Actor) -> Actor:
+        """The actor, an admin for suggestions if named in `[suggestions] approvers`."""
+        if who.user_id in self._approvers:
+            return Actor(who.server_id, who.user_id, True, who.locale)
+        return await self._admins.check(client, who)
 
     def register(self, bolt: AsyncApp, commands: Commands, acks: Acks) -> None:
         commands.add("suggest", self.suggest)
@@ -123,7 +139,7 @@ class SuggestionListeners:
         view_id = str(view.get("id") or "")
         try:
             if isinstance(edits, int):
-                who = await self._admins.check(context.client, actor)
+                who = await self._approver(context.client, actor)
                 checked = await self._box.rewrite(who, edits, fields)
                 done = show.notice(locale, text(locale, "suggest.edited", id=edits))
             else:
@@ -193,7 +209,10 @@ class SuggestionListeners:
     async def queue(self, req: Request, cmd: Command) -> None:
         """`/quiz suggestions` (admins): what waits, oldest first."""
         locale = await self._quiz.ui_locale(req.actor)
-        shown = say.queue_message(locale, await self._box.queue(req.actor))
+        who = req.actor
+        if who.user_id in self._approvers:
+            who = Actor(who.server_id, who.user_id, True, who.locale)
+        shown = say.queue_message(locale, await self._box.queue(who))
         await private(req.respond, show.queue(shown))
 
     async def _admin_click(
@@ -211,7 +230,7 @@ class SuggestionListeners:
         async def run() -> None:
             if actor is None or suggestion is None:
                 raise QuizError("stale_click")
-            who = await self._admins.check(context.client, actor)
+            who = await self._approver(context.client, actor)
             await work(who, suggestion, to)
 
         await guarded(self._quiz, to, actor, run)
@@ -282,7 +301,7 @@ class SuggestionListeners:
         try:
             if actor is None or suggestion is None:
                 raise QuizError("stale_click")
-            who = await self._admins.check(context.client, actor)
+            who = await self._approver(context.client, actor)
             done = await self._box.reject(
                 who, suggestion, reason if isinstance(reason, str) else ""
             )

@@ -5,10 +5,14 @@ author's credit (no ping); a rejection reaches its author; a member cannot appro
 
 from __future__ import annotations
 
+import asyncio
+from pathlib import Path
 from typing import Any
 
-from discord_harness import ADMIN, ALICE, BOB, CAROL, DiscordBot, Reply, form_of
+from discord_harness import ADMIN, ALICE, BOB, CAROL, DiscordBot, Reply, form_of, make_app
+from fake_discord import TOKEN, FakeDiscord
 
+from bot.discord.client import QuizClient
 from bot.domain.suggestion import Field
 
 TELLS = {
@@ -144,3 +148,22 @@ async def test_a_form_it_cannot_take_is_kept_and_reopens_filled_in(bot: DiscordB
     form = form_of(edit)
     assert form is not None
     assert form["components"][0]["component"]["value"] == TELLS[Field.QUESTION.value]
+
+
+async def test_an_approver_the_config_names_decides_without_manage_server(
+    fake: FakeDiscord, tmp_path: Path
+) -> None:
+    extra = f'\n[suggestions]\napprovers = ["{CAROL.id}"]\n'
+    app = await make_app(tmp_path, extra=extra)
+    client = QuizClient(app, refresh_interval=0.3)
+    task = asyncio.create_task(client.start(TOKEN))
+    await fake.until(lambda: bool(fake.identifies))
+    bot = DiscordBot(fake, app, client, task)
+    try:
+        await _coached(bot, FIXED, by=BOB)
+        queue = await bot.run("quizadmin", "suggestions", by=CAROL)
+        assert queue.data["content"].startswith("**Suggestions waiting: 1**")
+        done = await bot.reply(await bot.click(queue.message_id or "", "Approve", by=CAROL))
+        assert done.data["content"].startswith("Approved #1")
+    finally:
+        await bot.stop()

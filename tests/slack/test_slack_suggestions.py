@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from bot.domain.suggestion import Field
-from tests.slack.conftest import Slack
+from tests.slack.conftest import Slack, SlackFactory
 from tests.slack.harness import VERIFICATION_TOKEN, Sent, all_text, buttons
 
 ADMIN = "UCONFIGADMIN"
@@ -250,3 +250,15 @@ async def test_a_form_closed_unsent_opens_filled_in(slack: Slack) -> None:
     await slack.fake.until(lambda: bool(slack.fake.api("views.open")))
     form = _view(slack.fake.api("views.open")[-1].params)
     assert [b["element"].get("initial_value") for b in form["blocks"]] == [TELLS[f] for f in Field]
+
+
+async def test_an_approver_the_config_names_decides_without_being_admin(
+    make_slack: SlackFactory,
+) -> None:
+    slack = await make_slack(extra='\n[suggestions]\napprovers = ["U7"]\n')
+    await _suggest(slack, {**TELLS, Field.RIGHT: "YAML"})
+    asked = await slack.tester.command("suggestions", user="U7")
+    queue = (await slack.fake.reply(asked.key))["blocks"]
+    approve = next(b for b in buttons(queue) if b["text"]["text"] == "Approve")
+    done = await slack.tester.click(approve["action_id"], approve["value"], user="U7")
+    assert "Approved #1" in all_text((await slack.fake.reply(done.key))["blocks"])
