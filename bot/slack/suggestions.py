@@ -67,6 +67,16 @@ def _name(body: dict[str, Any]) -> str:
     return str(_dig(user, "id") or "?")
 
 
+def _edits(meta: object) -> int | None:
+    """The suggestion an admin's form edits (`{"e": id}`), or None: the author's own form."""
+    try:
+        found = json.loads(meta) if isinstance(meta, str) and meta.startswith("{") else None
+    except ValueError:
+        return None
+    edits = _dig(found, "e")
+    return edits if isinstance(edits, int) and not isinstance(edits, bool) else None
+
+
 def _id(value: object) -> int | None:
     return int(value) if isinstance(value, str) and value.isdecimal() and len(value) < 18 else None
 
@@ -121,10 +131,7 @@ class SuggestionListeners:
     ) -> None:
         actor = actor_of(context)
         fields = typed(view)
-        meta = view.get("private_metadata")
-        edits = (
-            _dig(json.loads(meta), "e") if isinstance(meta, str) and meta.startswith("{") else None
-        )
+        edits = _edits(view.get("private_metadata"))
         locale = await self._quiz.ui_locale(actor) if actor else "en"
         refused = Draft.typed(fields).refusal()
         if actor is None or refused is not None:
@@ -138,9 +145,9 @@ class SuggestionListeners:
         )
         view_id = str(view.get("id") or "")
         try:
-            if isinstance(edits, int):
+            if edits is not None:
                 who = await self._approver(context.client, actor)
-                checked = await self._box.rewrite(who, edits, fields)
+                await self._box.rewrite(who, edits, fields)
                 done = show.notice(locale, text(locale, "suggest.edited", id=edits))
             else:
                 checked = await self._box.check(actor, _name(body), fields)

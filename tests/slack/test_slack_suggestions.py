@@ -262,3 +262,29 @@ async def test_an_approver_the_config_names_decides_without_being_admin(
     approve = next(b for b in buttons(queue) if b["text"]["text"] == "Approve")
     done = await slack.tester.click(approve["action_id"], approve["value"], user="U7")
     assert "Approved #1" in all_text((await slack.fake.reply(done.key))["blocks"])
+
+
+async def test_an_admin_edits_a_waiting_suggestion_in_the_form(slack: Slack) -> None:
+    await _suggest(slack, {**TELLS, Field.RIGHT: "YAML"})
+    asked = await slack.tester.command("suggestions", user=ADMIN)
+    queue = (await slack.fake.reply(asked.key))["blocks"]
+    edit = next(b for b in buttons(queue) if b["text"]["text"] == "Edit")
+    opened = len(slack.fake.api("views.open"))
+    await slack.tester.click(edit["action_id"], edit["value"], user=ADMIN)
+    await slack.fake.until(lambda: len(slack.fake.api("views.open")) > opened)
+    form = _view(slack.fake.api("views.open")[-1].params)
+    assert form["private_metadata"] == '{"e": 1}' and form["notify_on_close"] is False
+    assert form["blocks"][1]["element"]["initial_value"] == "YAML"
+    better = {**TELLS, Field.RIGHT: "YAML", Field.QUESTION: "Which format is a deck file in?"}
+    before = len(slack.fake.api("views.update"))
+    forged = await _send(
+        slack, submission("quiz_suggest_form", form_values(better), "U3", '{"e": 1}')
+    )
+    assert json.loads(forged.body)["response_action"] == "update"
+    refused = await _updated(slack, before + 1)
+    assert "Only an admin" in all_text(refused["blocks"])  # a member cannot edit it
+    await _send(slack, submission("quiz_suggest_form", form_values(better), ADMIN, '{"e": 1}'))
+    done = await _updated(slack, before + 2)
+    assert "Saved your edit of #1." in all_text(done["blocks"])
+    [waiting] = await slack.app.suggestions.store.waiting("slack:T1", 10)
+    assert waiting.draft.question == "Which format is a deck file in?"
