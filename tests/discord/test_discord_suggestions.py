@@ -101,6 +101,13 @@ async def test_suggest_coach_edit_approve_play_and_credit(bot: DiscordBot) -> No
         in (bot.fake.dms_to(ALICE.id)[-1]["content"])
     )
 
+    record = await bot.fake.dispatch_interaction(
+        bot.command_payload("quiz", "post", by=BOB, focused="deck", deck="our")
+    )
+    await bot.fake.until(lambda: bool(record.callbacks))
+    assert record.callbacks[0][1]["data"]["choices"] == [
+        {"name": "team-111111111111111111 · Our questions", "value": "team-111111111111111111"}
+    ]
     post_id, posted = await bot.post(deck="team", by=ADMIN)
     assert "Which file format" in posted.embed["description"]
     right = await bot.right_label(post_id)
