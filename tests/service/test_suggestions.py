@@ -221,3 +221,21 @@ async def test_another_process_sees_an_approval_when_it_syncs(tmp_path: Path) ->
     finally:
         for s in stores:
             await s.close()
+
+
+async def test_the_team_deck_is_the_deck_of_a_game_a_run_and_a_daily_question(
+    box: Suggestions, quiz: Quiz, clock: ManualClock
+) -> None:
+    from bot.domain.run import RunStep
+    from bot.service.games import Games
+    from bot.service.schedules import Schedules
+
+    checked = await box.check(ANA, "ana", FAIR)
+    await box.approve(ADMIN, checked.suggestion.id)
+    game = await Games(quiz.store, quiz, clock, {}).start(MEMBER, "C2", "team")
+    assert game.deck_id == "team-t1"
+    step = await quiz.start_run(MEMBER, "team")
+    assert isinstance(step, RunStep) and step.run.deck_id == "team-t1"
+    daily = await Schedules(quiz.store, quiz, clock).set(ADMIN, "C3", "09:00", "UTC", "team")
+    assert daily.info.schedule.deck_id == "team-t1"
+    assert daily.info.deck is not None and daily.info.deck.id == "team-t1"
