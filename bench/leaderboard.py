@@ -33,11 +33,11 @@ from sqlalchemy.schema import CreateIndex
 from bench.databases import KINDS, Place, place
 from bench.report import Figure, failed, judged
 from bench.throughput import _sqlite_time, library
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.leaderboard import Period
 from bot.presentation.locales import LOCALES
-from bot.service.quiz import Quiz
 from bot.storage import tables
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.sql import open_store
@@ -252,7 +252,7 @@ async def time_boards(where: Place, quick: bool) -> dict[str, tuple[float, dict[
     store = await open_store(where.url, schema=where.schema)
     out: dict[str, tuple[float, dict[str, Any]]] = {}
     try:
-        quiz = Quiz(
+        quiz = capabilities(
             store=store,
             decks=library(),
             clock=ManualClock(END + timedelta(hours=12)),
@@ -260,12 +260,12 @@ async def time_boards(where: Place, quick: bool) -> dict[str, tuple[float, dict[
         )
         actor = Actor(SERVER, caller)
         for period in (Period.WEEK, Period.MONTH, Period.ALL):
-            board = await quiz.leaderboard(actor, period)  # warm-up: caches, plans
+            board = await quiz.boards.leaderboard(actor, period)  # warm-up: caches, plans
             times = []
             budget = time.perf_counter() + (2.0 if quick else 5.0)
             for _ in range(15 if quick else 30):
                 started = time.perf_counter()
-                board = await quiz.leaderboard(actor, period)
+                board = await quiz.boards.leaderboard(actor, period)
                 times.append((time.perf_counter() - started) * 1000)
                 if time.perf_counter() > budget and len(times) >= 3:
                     break

@@ -176,7 +176,7 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
         )
         user = args.user or getpass.getuser() or "player"
         return await play(
-            app.quiz,
+            app.services,
             term,
             user,
             args.deck,
@@ -247,12 +247,10 @@ async def _upgrade(config: Config) -> int:
 
 
 async def _export(config: Config, server_id: str, out: Path) -> int:
-    from bot.storage.export import export_server
-    from bot.storage.url import database_url
+    from bot.bootstrap import operations
 
-    written = await export_server(
-        database_url(config.database_url, config.base_dir), server_id, out
-    )
+    async with operations(config) as ops:
+        written = await ops.export(server_id, out)
     if not written:
         print(
             f"nothing stored for server {server_id!r}: no answers, reviews or problem reports; "
@@ -267,27 +265,19 @@ async def _export(config: Config, server_id: str, out: Path) -> int:
 
 
 async def _report(config: Config, args: argparse.Namespace) -> int:
+    from bot.bootstrap import operations
     from bot.console.report import ReportRequest, report
-    from bot.storage import open_store
-    from bot.storage.url import database_url
 
     asked = ReportRequest.of(args, getpass.getuser() or "player")
-    store = await open_store(database_url(config.database_url, config.base_dir))
-    try:
-        return await report(config, store, asked, os.environ, sys.stdout, sys.stderr)
-    finally:
-        await store.close()
+    async with operations(config) as ops:
+        return await report(config, ops, asked, os.environ, sys.stdout, sys.stderr)
 
 
 async def _forget(config: Config, server_id: str, user_id: str) -> int:
-    from bot.storage import open_store
-    from bot.storage.url import database_url
+    from bot.bootstrap import operations
 
-    store = await open_store(database_url(config.database_url, config.base_dir))
-    try:
-        answers = await store.forget_user(server_id, user_id)
-    finally:
-        await store.close()
+    async with operations(config) as ops:
+        answers = await ops.forget(server_id, user_id)
     print(
         f"forgot {user_id} in {server_id}: {answers} answers, and their runs, points, "
         f"first meetings and settings, deleted"
@@ -365,7 +355,7 @@ async def _discord(config: Config, args: argparse.Namespace) -> int:
             return 1
         app = await build_app(config)
         try:
-            print(await sync_commands(app, args.guild))
+            print(await sync_commands(app.services, args.guild))
         finally:
             await app.close()
         return 0

@@ -36,8 +36,18 @@ RESERVED_DECK_IDS = frozenset({"daily", "weekdays"})
 """Words of the schedule command, so no deck may be called one."""
 
 Kind = Literal[
-    "id", "text", "string", "locales", "flag", "questions", "choices", "answer", "tags", "lint",
-    "names", "seconds",
+    "id",
+    "text",
+    "string",
+    "locales",
+    "flag",
+    "questions",
+    "choices",
+    "answer",
+    "tags",
+    "lint",
+    "names",
+    "seconds",
 ]
 """What a key holds. A text is localized (a string per deck locale); a string is one plain value."""
 

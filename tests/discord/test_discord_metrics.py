@@ -22,7 +22,7 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 def samples(bot: DiscordBot) -> Samples:
     """(sample name, sorted labels) -> value, from the App's exposition text."""
     out = {}
-    for family in text_string_to_metric_families(bot.app.metrics.exposition().decode()):
+    for family in text_string_to_metric_families(bot.app.services.metrics.exposition().decode()):
         for s in family.samples:
             out[(s.name, tuple(sorted(s.labels.items())))] = s.value
     return out

@@ -235,7 +235,7 @@ async def test_slow_store_answers_in_the_first_response_without_a_deferral(
     response, private."""
     post_id, posted = await bot.post(deck="basics")
     assert posted.message_id is not None
-    real = bot.app.quiz.answer
+    real = bot.app.services.answering.answer
 
     async def slow(*args: object, **kwargs: object) -> object:
         await asyncio.sleep(2.0)
@@ -320,7 +320,7 @@ async def test_a_slow_close_in_a_channel_the_bot_cannot_see_is_still_public(
     replaces the refused edit is public all the same (a message of its own)."""
     bot.fake.forbidden_channels.add(str(CHANNEL))
     await bot.post(deck="basics", question="bubble", by=ALICE)
-    real = bot.app.quiz.close
+    real = bot.app.services.answering.close
 
     async def slow(*args: object, **kwargs: object) -> object:
         await asyncio.sleep(1.5)
