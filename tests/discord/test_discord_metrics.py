@@ -144,11 +144,11 @@ async def test_failures_are_counted_by_outcome_and_errors_by_where(
     async def unavailable(*args: object, **kwargs: object) -> None:
         raise StoreUnavailable
 
-    monkeypatch.setattr(bot.app.quiz, "answer", broken)
+    monkeypatch.setattr(bot.app.services.answering, "answer", broken)
     await bot.reply(await bot.click(message, "A", by=BOB))  # error
-    monkeypatch.setattr(bot.app.quiz, "answer", unavailable)
+    monkeypatch.setattr(bot.app.services.answering, "answer", unavailable)
     await bot.reply(await bot.click(message, "A", by=BOB))  # busy
-    monkeypatch.setattr(bot.app.quiz, "stats", broken)
+    monkeypatch.setattr(bot.app.services.boards, "stats", broken)
     await bot.run("quiz", "stats", by=BOB)
     answer = posted.buttons[0]["custom_id"]
     in_dm = bot.as_dm(bot.click_payload(bot.fake.messages[message], answer, by=BOB))
