@@ -1,4 +1,4 @@
-"""4. The leaderboard (`Quiz.leaderboard`: the top ten plus the caller) with 10^4, 10^5,
+"""4. The leaderboard (`Boards.leaderboard`: the top ten plus the caller) with 10^4, 10^5,
 10^6 and 10^7 stored answers from up to 100,000 users, for the week, the month and all time.
 
 The fixture is years of a daily question in one server: P posts (at most 1,000, one a day,
@@ -247,7 +247,7 @@ async def middle_user(where: Place) -> str:
 
 
 async def time_boards(where: Place, quick: bool) -> dict[str, tuple[float, dict[str, Any]]]:
-    """Median milliseconds of `Quiz.leaderboard` per period, and what it showed."""
+    """Median milliseconds of `Boards.leaderboard` per period, and what it showed."""
     caller = await middle_user(where)
     store = await open_store(where.url, schema=where.schema)
     out: dict[str, tuple[float, dict[str, Any]]] = {}

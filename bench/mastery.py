@@ -1,4 +1,4 @@
-"""7. The mastery board (`/quiz leaderboard mastery`, `Quiz.mastery_board`: the top ten plus
+"""7. The mastery board (`/quiz leaderboard mastery`, `Boards.mastery_board`: the top ten plus
 the caller) at 10^5 answers (quick), 10^6 (full) and 10^7 (full with `--mastery-1e7`,
 SQLite), and the longest event-loop stall while it is built.
 

@@ -1,4 +1,4 @@
-"""1. Answers recorded per second through the engine (`Quiz.answer`, reply included), on
+"""1. Answers recorded per second through the engine (`Answering.answer`, reply included), on
 SQLite and PostgreSQL, with 1, 10 and 100 users clicking at once.
 
 Baseline: the bare driver (aiosqlite, asyncpg) writing the same rows with the same

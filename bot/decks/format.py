@@ -183,6 +183,3 @@ CHOICE = Level(
         Field("why", "text", "Why this wrong choice is wrong.", max_chars=MAX_WHY_CHARS),
     ),
 )
-
-DECK_KEYS = DECK.keys
-"""The keys a deck file may have, for code that writes deck files."""
