@@ -248,20 +248,10 @@ async def _upgrade(config: Config) -> int:
 
 async def _export(config: Config, server_id: str, out: Path) -> int:
     from bot.bootstrap import operations
+    from bot.console.data import export
 
     async with operations(config) as ops:
-        written = await ops.export(server_id, out)
-    if not written:
-        print(
-            f"nothing stored for server {server_id!r}: no answers, reviews or problem reports; "
-            "no files written (a Slack server is slack:T..., a Discord one discord:<guild id>, "
-            "the terminal's local)",
-            file=sys.stderr,
-        )
-        return 1
-    for path, rows in written.items():
-        print(f"{path}: {rows} rows")
-    return 0
+        return await export(ops, server_id, out, sys.stdout, sys.stderr)
 
 
 async def _report(config: Config, args: argparse.Namespace) -> int:
@@ -275,14 +265,10 @@ async def _report(config: Config, args: argparse.Namespace) -> int:
 
 async def _forget(config: Config, server_id: str, user_id: str) -> int:
     from bot.bootstrap import operations
+    from bot.console.data import forget
 
     async with operations(config) as ops:
-        answers = await ops.forget(server_id, user_id)
-    print(
-        f"forgot {user_id} in {server_id}: {answers} answers, and their runs, points, "
-        f"first meetings and settings, deleted"
-    )
-    return 0
+        return await forget(ops, server_id, user_id, sys.stdout)
 
 
 def _import(config: Config, args: argparse.Namespace) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-from bot.bootstrap import App, build_app
+from bot.bootstrap import App, build_app, operations
 from bot.config import load_config
 from bot.service.services import Services
 from bot.storage.memory import MemoryStore
@@ -54,3 +54,18 @@ async def test_one_publishing_and_one_delivery_registry_are_shared(tmp_path: Pat
         assert s.scheduler.digest.faults is s.scheduler.faults
     finally:
         await app.close()
+
+
+async def test_the_cli_use_cases_open_the_database_only_when_one_needs_it(tmp_path: Path) -> None:
+    """`quizbot export --server` on a folder where the bot never ran writes nothing and
+    creates no database; `forget` opens (and migrates) it, and closes it again."""
+    (tmp_path / "config.toml").write_text(
+        '[database]\nurl = "sqlite:///q.db"\n[questions]\nshipped = false\n', encoding="utf-8"
+    )
+    config = load_config(str(tmp_path / "config.toml"), env={})
+    async with operations(config) as ops:
+        assert await ops.export("local", tmp_path) == {}
+    assert not (tmp_path / "q.db").exists()
+    async with operations(config) as ops:
+        assert await ops.forget("local", "nobody") == 0
+    assert (tmp_path / "q.db").exists()
