@@ -29,7 +29,7 @@ from bot.observability.clicklog import DONE, Handled
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
 from bot.presentation.messages import error_text
-from bot.service.quiz import Quiz
+from bot.service.catalog import Catalog
 from bot.service.suggestions import Queue, Suggestions
 
 _ID = r"(?P<id>[1-9][0-9]{0,17})"
@@ -41,9 +41,9 @@ def known(custom_id: str) -> bool:
     return CLICK.fullmatch(custom_id) is not None
 
 
-def _services(interaction: discord.Interaction) -> tuple[Suggestions, Quiz]:
+def _services(interaction: discord.Interaction) -> tuple[Suggestions, Catalog]:
     services = client_of(interaction).services
-    return services.suggestions, services.quiz
+    return services.suggestions, services.catalog
 
 
 def _name(interaction: discord.Interaction) -> str:

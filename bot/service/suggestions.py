@@ -36,6 +36,7 @@ from bot.domain.suggestion import (
     Suggestion,
 )
 from bot.domain.team_deck import team_deck
+from bot.service.deliveries import Deliveries
 from bot.service.delivery import Delivery
 from bot.service.suggestion_port import Suggestions as SuggestionStore
 
@@ -88,7 +89,7 @@ class Suggestions:
         store: SuggestionStore,
         library: Callable[[], DeckLibrary],
         clock: Clock,
-        deliveries: Mapping[str, Delivery],
+        deliveries: Deliveries | Mapping[str, Delivery],
         outcome_text: Callable[[Suggestion, Deck | None], str],
         tallies: Tallies | None = None,
     ) -> None:

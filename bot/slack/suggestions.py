@@ -27,8 +27,7 @@ from bot.domain.errors import QuizError
 from bot.domain.suggestion import Draft, Field
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
-from bot.service.quiz import Quiz
-from bot.service.suggestions import Suggestions
+from bot.service.services import Services
 from bot.slack import suggestion_blocks as show
 from bot.slack.acks import Acks
 from bot.slack.blocks import Reply
@@ -84,14 +83,14 @@ def _id(value: object) -> int | None:
 class SuggestionListeners:
     def __init__(
         self,
-        suggestions: Suggestions,
-        quiz: Quiz,
+        services: Services,
         sessions: Sessions,
         admins: Admins,
         approvers: Iterable[str] = (),
     ) -> None:
-        self._box = suggestions
-        self._quiz = quiz
+        self._services = services
+        self._box = services.suggestions
+        self._quiz = services.catalog
         self._sessions = sessions
         self._admins = admins
         self._approvers = frozenset(approvers)
@@ -156,12 +155,12 @@ class SuggestionListeners:
                 else:
                     done = show.coaching(locale, checked)
         except Exception as error:
-            _, message = await failure(self._quiz, actor, error)
+            _, message = await failure(self._services, actor, error)
             done = show.notice(locale, message)
         await context.client.views_update(view_id=view_id, view=done.to_dict())
 
     async def _said(self, actor: Actor | None, error: Exception) -> str:
-        return (await failure(self._quiz, actor, error))[1]
+        return (await failure(self._services, actor, error))[1]
 
     async def form_closed(
         self, ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
@@ -240,7 +239,7 @@ class SuggestionListeners:
             who = await self._approver(context.client, actor)
             await work(who, suggestion, to)
 
-        await guarded(self._quiz, to, actor, run)
+        await guarded(self._services, to, actor, run)
 
     async def approve(
         self,

@@ -31,3 +31,15 @@ async def stored_team_deck(
         ),
     ]
     return deck, header
+
+
+async def forget_suggestions(url: str, server_id: str, user_id: str) -> int:
+    """`quizbot forget`: the person's drafts, waiting and rejected suggestions deleted, their
+    name taken off the approved ones (which stay); how many were touched."""
+    from datetime import UTC, datetime
+
+    store = await open_store(url)
+    try:
+        return await SqlSuggestions(store).forget_author(server_id, user_id, datetime.now(UTC))
+    finally:
+        await store.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.bootstrap import capabilities
 from bot.decks.loading import load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
@@ -24,7 +25,7 @@ from bot.presentation.suggestion_messages import (
     queue_message,
     written_lines,
 )
-from bot.service.quiz import Quiz
+from bot.service.services import Capabilities
 from bot.service.suggestions import FormRefused, Suggestions
 from bot.storage.memory import MemoryStore
 from bot.storage.memory_suggestions import MemorySuggestions
@@ -50,22 +51,26 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def quiz(clock: ManualClock) -> Quiz:
-    report = load_decks([QUESTIONS])
-    return Quiz(
-        store=MemoryStore(), decks=DeckLibrary(report.decks), clock=clock, rng=random.Random(3)
-    )
+def store() -> MemoryStore:
+    return MemoryStore()
 
 
 @pytest.fixture
-def box(quiz: Quiz, clock: ManualClock) -> Suggestions:
+def quiz(store: MemoryStore, clock: ManualClock) -> Capabilities:
+    report = load_decks([QUESTIONS])
+    library = DeckLibrary(report.decks)
+    return capabilities(store=store, decks=library, clock=clock, rng=random.Random(3))
+
+
+@pytest.fixture
+def box(quiz: Capabilities, store: MemoryStore, clock: ManualClock) -> Suggestions:
     return Suggestions(
         MemorySuggestions(),
-        lambda: quiz.decks,
+        lambda: quiz.catalog.decks,
         clock,
         {},
         outcome_text,
-        quiz.store.question_tallies,
+        store.question_tallies,
     )
 
 
@@ -91,8 +96,10 @@ async def test_no_explanation_and_a_wrong_answer_without_why_are_said(box: Sugge
     ]
 
 
-async def test_a_question_the_decks_already_ask_is_named(box: Suggestions, quiz: Quiz) -> None:
-    deck = quiz.deck("distributed-jobs")
+async def test_a_question_the_decks_already_ask_is_named(
+    box: Suggestions, quiz: Capabilities
+) -> None:
+    deck = quiz.catalog.deck("distributed-jobs")
     q = deck.questions[0]
     copy = {
         Field.QUESTION: q.text["en"],
@@ -116,7 +123,7 @@ async def test_a_form_over_its_limits_is_refused_by_field(box: Suggestions) -> N
 
 
 async def test_approved_it_is_played_at_once_and_credits_its_author(
-    box: Suggestions, quiz: Quiz, clock: ManualClock
+    box: Suggestions, quiz: Capabilities, clock: ManualClock
 ) -> None:
     checked = await box.check(ANA, "ana <@U9>", TELLS)
     assert await box.send_anyway(MEMBER, checked.suggestion.id) is Sent.GONE  # not theirs
@@ -130,25 +137,30 @@ async def test_approved_it_is_played_at_once_and_credits_its_author(
     assert shown.title == "Suggestions waiting: 1"
     assert shown.items[0].findings[1].startswith("• The right answer is the longest")
     with pytest.raises(QuizError, match="unknown_deck"):
-        await quiz.deck_for(SERVER, "team")  # nothing approved yet
+        await quiz.catalog.deck_for(SERVER, "team")  # nothing approved yet
 
     done = await box.approve(ADMIN, checked.suggestion.id)
     assert done.status is Status.APPROVED
-    deck = await quiz.deck_for(SERVER, "team")
+    deck = await quiz.catalog.deck_for(SERVER, "team")
     assert deck.id == team_deck_id(SERVER) == "team-t1"
-    assert [d.id for d in (await quiz.deck_list(MEMBER)).decks][-1] == "team-t1"
-    assert "team-t1" not in [d.id for d in (await quiz.deck_list(Actor("slack:T2", "U1"))).decks]
+    assert [d.id for d in (await quiz.catalog.deck_list(MEMBER)).decks][-1] == "team-t1"
+    assert "team-t1" not in [
+        d.id for d in (await quiz.catalog.deck_list(Actor("slack:T2", "U1"))).decks
+    ]
 
-    view = await quiz.post(ADMIN, "C1", "team")
+    view = await quiz.answering.post(ADMIN, "C1", "team")
     assert view.question.text["en"] == TELLS[Field.QUESTION]
     right = view.post.order.index(view.question.answer)
-    await quiz.answer(MEMBER, view.post.id, right)
-    reveal = reveal_message(await quiz.close(ADMIN, "C1"))
+    await quiz.answering.answer(MEMBER, view.post.id, right)
+    reveal = reveal_message(await quiz.answering.close(ADMIN, "C1"))
     assert reveal.explanation.endswith("\nQuestion by @ana <@U9>")  # text: each platform escapes
 
     assert await box.forget(SERVER, "U1") == 1
-    again = await quiz.post(ADMIN, "C1", "team")
-    assert reveal_message(await quiz.close(ADMIN, "C1")).explanation == TELLS[Field.EXPLANATION]
+    again = await quiz.answering.post(ADMIN, "C1", "team")
+    assert (
+        reveal_message(await quiz.answering.close(ADMIN, "C1")).explanation
+        == TELLS[Field.EXPLANATION]
+    )
     assert again.question.id == done.question_id  # the question stays
 
 
@@ -178,17 +190,17 @@ async def test_a_few_a_day_per_person(box: Suggestions, clock: ManualClock) -> N
 
 
 async def test_stats_show_what_a_person_wrote_and_others_only_approved(
-    box: Suggestions, quiz: Quiz
+    box: Suggestions, quiz: Capabilities
 ) -> None:
     waiting = await box.check(ANA, "ana", FAIR)
     assert [w.suggestion.id for w in await box.written(ANA)] == [waiting.suggestion.id]
     assert await box.written(MEMBER, "U1") == []  # nothing visible before approval
     await box.approve(ADMIN, waiting.suggestion.id)
-    view = await quiz.post(ADMIN, "C1", "team")
+    view = await quiz.answering.post(ADMIN, "C1", "team")
     for n in range(12):
         player = Actor(SERVER, f"P{n}")
         right = view.post.order.index(view.question.answer)
-        await quiz.answer(player, view.post.id, right if n % 3 else (right + 1) % 4)
+        await quiz.answering.answer(player, view.post.id, right if n % 3 else (right + 1) % 4)
     [written] = await box.written(MEMBER, "U1")
     assert written.health is not None and written.health.answered == 12
     assert written_lines("en", [written]) == [
@@ -224,18 +236,18 @@ async def test_another_process_sees_an_approval_when_it_syncs(tmp_path: Path) ->
 
 
 async def test_the_team_deck_is_the_deck_of_a_game_a_run_and_a_daily_question(
-    box: Suggestions, quiz: Quiz, clock: ManualClock
+    box: Suggestions, quiz: Capabilities, store: MemoryStore, clock: ManualClock
 ) -> None:
+    from bot.bootstrap import build_games, build_schedules
     from bot.domain.run import RunStep
-    from bot.service.games import Games
-    from bot.service.schedules import Schedules
+    from bot.service.deliveries import Deliveries
 
     checked = await box.check(ANA, "ana", FAIR)
     await box.approve(ADMIN, checked.suggestion.id)
-    game = await Games(quiz.store, quiz, clock, {}).start(MEMBER, "C2", "team")
+    game = await build_games(store, quiz, clock, Deliveries()).start(MEMBER, "C2", "team")
     assert game.deck_id == "team-t1"
-    step = await quiz.start_run(MEMBER, "team")
+    step = await quiz.runs.start_run(MEMBER, "team")
     assert isinstance(step, RunStep) and step.run.deck_id == "team-t1"
-    daily = await Schedules(quiz.store, quiz, clock).set(ADMIN, "C3", "09:00", "UTC", "team")
+    daily = await build_schedules(store, quiz, clock).set(ADMIN, "C3", "09:00", "UTC", "team")
     assert daily.info.schedule.deck_id == "team-t1"
     assert daily.info.deck is not None and daily.info.deck.id == "team-t1"

@@ -124,7 +124,9 @@ async def _suggest(slack: Slack, fields: dict[Field, str], user: str = AUTHOR) -
 
 
 async def test_suggest_coach_edit_approve_play_and_credit(slack: Slack) -> None:
-    slack.app.register_delivery("slack", slack.bot.delivery)  # what run_slack does once up
+    slack.app.services.deliveries.register(
+        "slack", slack.bot.delivery
+    )  # what run_slack does once up
     await slack.tester.command("suggest", user=AUTHOR)
     await slack.fake.until(lambda: bool(slack.fake.api("views.open")))
     form = _view(slack.fake.api("views.open")[-1].params)
@@ -176,7 +178,7 @@ async def test_suggest_coach_edit_approve_play_and_credit(slack: Slack) -> None:
     approve = next(b for b in buttons(queue) if b["text"]["text"] == "Approve")
     not_admin = await slack.tester.click(approve["action_id"], approve["value"], user="U3")
     assert "Only an admin" in json.dumps(await slack.fake.reply(not_admin.key))
-    assert await slack.app.suggestions.store.approved() == []
+    assert await slack.app.services.suggestions.store.approved() == []
 
     approved = await slack.tester.click(approve["action_id"], approve["value"], user=ADMIN)
     reply = await slack.fake.reply(approved.key)
@@ -217,7 +219,7 @@ async def test_suggest_coach_edit_approve_play_and_credit(slack: Slack) -> None:
 
 
 async def test_a_rejection_reaches_its_author_with_the_reason(slack: Slack) -> None:
-    slack.app.register_delivery("slack", slack.bot.delivery)
+    slack.app.services.deliveries.register("slack", slack.bot.delivery)
     done = await _suggest(slack, {**TELLS, Field.RIGHT: "YAML"})
     assert "Sent to the admins" in all_text(done["blocks"])
     asked = await slack.tester.command("suggestions", user=ADMIN)
@@ -286,5 +288,5 @@ async def test_an_admin_edits_a_waiting_suggestion_in_the_form(slack: Slack) -> 
     await _send(slack, submission("quiz_suggest_form", form_values(better), ADMIN, '{"e": 1}'))
     done = await _updated(slack, before + 2)
     assert "Saved your edit of #1." in all_text(done["blocks"])
-    [waiting] = await slack.app.suggestions.store.waiting("slack:T1", 10)
+    [waiting] = await slack.app.services.suggestions.store.waiting("slack:T1", 10)
     assert waiting.draft.question == "Which format is a deck file in?"
