@@ -162,7 +162,7 @@ async def test_an_approver_the_config_names_decides_without_manage_server(
 ) -> None:
     extra = f'\n[suggestions]\napprovers = ["{CAROL.id}"]\n'
     app = await make_app(tmp_path, extra=extra)
-    client = QuizClient(app, refresh_interval=0.3)
+    client = QuizClient(app.services, refresh_interval=0.3)
     task = asyncio.create_task(client.start(TOKEN))
     await fake.until(lambda: bool(fake.identifies))
     bot = DiscordBot(fake, app, client, task)
