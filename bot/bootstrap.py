@@ -22,6 +22,7 @@ from bot.observability import clicklog
 from bot.observability.ops import ops_listener
 from bot.presentation.locales import LOCALES
 from bot.presentation.report_messages import digest_messages
+from bot.presentation.suggestion_messages import outcome_text
 from bot.service.answering import Answering
 from bot.service.authoring import Authoring
 from bot.service.boards import Boards
@@ -40,6 +41,7 @@ from bot.service.runs import Runs
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
 from bot.service.services import Capabilities, Services
+from bot.service.suggestions import Suggestions
 from bot.service.supervision import Faults, Supervisor
 
 log = logging.getLogger("quizbot")
@@ -230,7 +232,25 @@ def wire(config: Config, store: QuizStore, library: DeckLibrary, clock: Clock) -
         deliveries=deliveries,
         state=ProcessState(clock, store),
         live_posts=functools.partial(LivePosts, core.answering, clock),
+        suggestions=build_suggestions(store, core, clock, deliveries),
         installations=lambda: store_engine(url),
+    )
+
+
+def build_suggestions(
+    store: QuizStore, core: Capabilities, clock: Clock, deliveries: Deliveries
+) -> Suggestions:
+    """Questions the team writes, on the store's database through their own narrow port
+    (in memory for a store that is not SQL); the servers' own decks live in the catalog's
+    library."""
+    from bot.storage.memory_suggestions import MemorySuggestions
+    from bot.storage.sql import SqlStore
+    from bot.storage.suggestions import SqlSuggestions
+
+    port = SqlSuggestions(store) if isinstance(store, SqlStore) else MemorySuggestions()
+    catalog = core.catalog
+    return Suggestions(
+        port, lambda: catalog.decks, clock, deliveries, outcome_text, store.question_tallies
     )
 
 
@@ -249,7 +269,9 @@ async def build_app(
     clock = clock or SystemClock()
     if store is None:
         store = await open_store(database_url(config.database_url, config.base_dir))
-    return App(wire(config, store, library, clock), store)
+    app = App(wire(config, store, library, clock), store)
+    await app.services.suggestions.refresh()
+    return app
 
 
 @contextlib.asynccontextmanager
@@ -378,6 +400,7 @@ async def _run_each(app: App, names: list[str]) -> None:
     async with asyncio.TaskGroup() as group:
         group.create_task(services.scheduler.run())
         group.create_task(services.games.run())
+        group.create_task(services.suggestions.run())
         if "slack" in names:
             from bot.slack.runner import run_slack
 

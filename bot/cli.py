@@ -73,10 +73,13 @@ def _parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     export = sub.add_parser(
         "export", help="write a server's answers and leaderboards as CSV, or a deck as a file"
     )
-    what = export.add_mutually_exclusive_group(required=True)
-    what.add_argument("--server", help='server id, e.g. "slack:T0123", "local"')
-    what.add_argument("--deck", help="deck id, e.g. distributed-training")
-    export.add_argument("--format", help="with --deck: gift, moodle-xml or csv")
+    export.add_argument("--server", help='server id, e.g. "slack:T0123", "local"')
+    export.add_argument(
+        "--deck",
+        help="deck id, e.g. distributed-training; with --server, `team` is that server's own "
+        "deck (its approved suggestions)",
+    )
+    export.add_argument("--format", help="with --deck: yaml, gift, moodle-xml or csv")
     export.add_argument("--locale", help="with --deck: the language of a GIFT or Moodle XML file")
     export.add_argument(
         "--out",
@@ -266,9 +269,18 @@ async def _report(config: Config, args: argparse.Namespace) -> int:
 async def _forget(config: Config, server_id: str, user_id: str) -> int:
     from bot.bootstrap import operations
     from bot.console.data import forget
+    from bot.storage.team_export import forget_suggestions
+    from bot.storage.url import database_url
 
     async with operations(config) as ops:
-        return await forget(ops, server_id, user_id, sys.stdout)
+        status = await forget(ops, server_id, user_id, sys.stdout)
+    url = database_url(config.database_url, config.base_dir)
+    suggested = await forget_suggestions(url, server_id, user_id)
+    print(
+        f"{suggested} suggested questions deleted or uncredited "
+        f"(approved ones stay in the server's deck)"
+    )
+    return status
 
 
 def _import(config: Config, args: argparse.Namespace) -> int:
@@ -294,20 +306,34 @@ def _import(config: Config, args: argparse.Namespace) -> int:
 
 def _export_deck(config: Config, args: argparse.Namespace) -> int:
     from bot.decks.formats import EXPORT_FORMATS, ExportError, export_deck, export_file_name
+    from bot.decks.formats.deck_yaml import deck_yaml
     from bot.decks.loading import load_decks
 
     if args.format is None:
-        print(f"--deck needs --format {'|'.join(EXPORT_FORMATS)}", file=sys.stderr)
+        print(f"--deck needs --format yaml|{'|'.join(EXPORT_FORMATS)}", file=sys.stderr)
         return 2
     decks = {
         deck.id: deck for deck in load_decks(config.question_paths, config.shipped_decks).decks
     }
+    own, comments = None, list[str]()
+    if args.server is not None:  # the server's own deck: `team`, or its id
+        from bot.storage.team_export import stored_team_deck
+        from bot.storage.url import database_url
+
+        url = database_url(config.database_url, config.base_dir)
+        own, comments = asyncio.run(stored_team_deck(url, args.server, args.locale))
+        if own is not None:
+            decks.setdefault("team", own)
+            decks.setdefault(own.id, own)
     deck = decks.get(args.deck)
     if deck is None:
         print(f"no deck {args.deck!r}; the decks are: {', '.join(sorted(decks))}", file=sys.stderr)
         return 1
     try:
-        text = export_deck(deck, args.format, args.locale)
+        if args.format == "yaml":
+            text = deck_yaml(deck, comments if deck is own else [])
+        else:
+            text = export_deck(deck, args.format, args.locale)
     except ExportError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -316,7 +342,9 @@ def _export_deck(config: Config, args: argparse.Namespace) -> int:
         return 0
     out = Path(args.out or ".")
     if out.is_dir():
-        out = out / export_file_name(deck, args.format)
+        out = out / (
+            f"{deck.id}.yaml" if args.format == "yaml" else export_file_name(deck, args.format)
+        )
     out.write_text(text, encoding="utf-8")
     print(f"{out}: {len(deck.questions)} questions of {deck.id} as {args.format}")
     return 0
@@ -383,6 +411,9 @@ def _dispatch(args: argparse.Namespace) -> int:
         return asyncio.run(_report(config, args))
     if args.command == "forget":
         return asyncio.run(_forget(config, args.server, args.user))
+    if args.command == "export" and args.deck is None and args.server is None:
+        print("export needs --server, --deck, or both", file=sys.stderr)
+        return 2
     if args.command == "export" and args.deck is not None:
         return _export_deck(config, args)
     if args.command == "export":

@@ -129,6 +129,14 @@ class OpsConfig(_Section):
     """0: any free port (tests)."""
 
 
+class SuggestionsConfig(_Section):
+    """Questions the team writes (`/quiz suggest`)."""
+
+    approvers: list[str] = Field(default_factory=list)
+    """Who may approve, edit and reject suggestions besides the server's admins: Slack user
+    ids, Discord user ids, or Discord role ids."""
+
+
 class ConfigFile(_Section):
     database: DatabaseConfig = Field(default_factory=DatabaseConfig)
     questions: QuestionsConfig = Field(default_factory=QuestionsConfig)
@@ -136,6 +144,7 @@ class ConfigFile(_Section):
     discord: DiscordConfig = Field(default_factory=DiscordConfig)
     schedule: ScheduleConfig = Field(default_factory=ScheduleConfig)
     ops: OpsConfig = Field(default_factory=OpsConfig)
+    suggestions: SuggestionsConfig = Field(default_factory=SuggestionsConfig)
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,9 @@ class Question:
     """The least time the question needs in a game (the deck's `seconds:`), or None: the
     game's own time. Left out of the repr, so a deck's `version` of questions without it
     stays as it was before the key existed."""
+    credit: str | None = field(default=None, repr=False, compare=False)
+    """Who wrote it, as its reveal credits them ("Question by @name"): a question a member
+    suggested and an admin approved (`bot.domain.team_deck`); None for a deck file's."""
 
     @property
     def right(self) -> Choice:
@@ -110,11 +113,34 @@ class Deck:
         return others[0] if others else None
 
 
-class DeckLibrary:
-    """The loaded decks, by id, in a stable order (by id)."""
+class OwnDecks:
+    """The servers' own decks (their approved suggestions), kept up to date by the
+    suggestions service: one per server, found by id like any deck, listed only to their
+    server. Shared by the libraries a reload makes, so a reload keeps them."""
 
-    def __init__(self, decks: Sequence[Deck]) -> None:
+    def __init__(self) -> None:
+        self._by_server: dict[str, Deck] = {}
+        self._by_id: dict[str, Deck] = {}
+
+    def replace(self, by_server: Mapping[str, Deck]) -> None:
+        """Every server's own deck, as the database has them now."""
+        self._by_server = dict(by_server)
+        self._by_id = {d.id: d for d in by_server.values()}
+
+    def get(self, deck_id: str) -> Deck | None:
+        return self._by_id.get(deck_id)
+
+    def of(self, server_id: str) -> Deck | None:
+        return self._by_server.get(server_id)
+
+
+class DeckLibrary:
+    """The loaded decks, by id, in a stable order (by id); and the servers' own decks
+    (`own`), which `get` finds but iteration leaves out (each is one server's)."""
+
+    def __init__(self, decks: Sequence[Deck], own: OwnDecks | None = None) -> None:
         self._decks = {d.id: d for d in sorted(decks, key=lambda d: d.id)}
+        self.own = own if own is not None else OwnDecks()
 
     def __len__(self) -> int:
         return len(self._decks)
@@ -123,7 +149,12 @@ class DeckLibrary:
         return iter(self._decks.values())
 
     def get(self, deck_id: str) -> Deck | None:
-        return self._decks.get(deck_id)
+        return self._decks.get(deck_id) or self.own.get(deck_id)
+
+    def for_server(self, server_id: str) -> list[Deck]:
+        """The decks a server sees: the loaded ones, then its own, if it has one."""
+        own = self.own.of(server_id)
+        return [*self._decks.values(), *([own] if own and own.id not in self._decks else [])]
 
     def ids(self) -> list[str]:
         return list(self._decks)

@@ -16,7 +16,7 @@ import discord
 import yarl
 
 from bot.config import DiscordConfig, SetupError, Unreachable
-from bot.discord import buttons, clicks, intake, reports, sync
+from bot.discord import buttons, clicks, intake, reports, suggestions, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import Messages
@@ -118,7 +118,7 @@ class QuizClient(discord.AutoShardedClient):
 
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
-        self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
+        self.add_dynamic_items(*buttons.DYNAMIC_ITEMS, suggestions.SuggestionButton)
         intake.answers_skip_message(self._connection, buttons.ANSWER)  # before the gateway
         self.services.deliveries.register("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
@@ -145,14 +145,17 @@ class QuizClient(discord.AutoShardedClient):
         if interaction.data is None:
             return
         if interaction.type is discord.InteractionType.modal_submit:
-            await reports.submitted(interaction)
+            if suggestions.is_ours(str(interaction.data.get("custom_id", ""))):
+                await suggestions.submitted(interaction)
+            else:
+                await reports.submitted(interaction)
             return
         if interaction.type is not discord.InteractionType.component:
             return
         custom_id = str(interaction.data.get("custom_id", ""))
         if answer := buttons.ANSWER.fullmatch(custom_id):  # the burst's button: routed here
             await buttons.answer_click(interaction, answer)
-        elif not buttons.known(custom_id):
+        elif not buttons.known(custom_id) and not suggestions.known(custom_id):
             log.info("click on unknown custom_id %r", custom_id[:100])
             await clicks.clicked(interaction, _refuse)
 

@@ -14,7 +14,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
-from bot.discord import buttons
+from bot.discord import buttons, suggestions
 from bot.discord import embeds as render
 from bot.discord.clicks import PLATFORM, outcome
 from bot.discord.context import client_of
@@ -173,7 +173,10 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
         own = stats.user_id == who.user_id
         await send(
             interaction,
-            embeds=[render.board(stats_message(stats, mention), title_in_body=True)],
+            embeds=[
+                render.board(stats_message(stats, mention), title_in_body=True),
+                *await suggestions.written_embeds(interaction, who, stats.user_id),
+            ],
             view=topic_view(weakest_button(stats.locale, stats.mastery, own)),
         )
 
@@ -212,6 +215,10 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
             content=text(locale, "privacy.confirm"),
             view=buttons.privacy_view(locale, hidden),
         )
+
+    @app_commands.command(name="suggest", description=_("discord.cmd.suggest"))
+    async def suggest(self, interaction: discord.Interaction) -> None:
+        await suggestions.open_form(interaction)
 
     @app_commands.command(name="help", description=_("discord.cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
@@ -252,6 +259,11 @@ class AdminCommands(
         await send(
             interaction, embeds=[render.board(BoardMessage(title, lines, None), players=True)]
         )
+
+    @app_commands.command(name="suggestions", description=_("discord.cmd.suggestions"))
+    async def suggestions(self, interaction: discord.Interaction) -> None:
+        """The suggested questions waiting, oldest first: Approve, Edit, Reject."""
+        await suggestions.show_queue(interaction)
 
     @app_commands.command(name="reset", description=_("discord.cmd.reset"))
     async def reset(self, interaction: discord.Interaction) -> None:

@@ -16,7 +16,7 @@ from discord import app_commands
 from bot.decks.model import pick
 from bot.discord import embeds as render
 from bot.discord.context import client_of
-from bot.discord.identity import NotInGuild, actor
+from bot.discord.identity import NotInGuild, actor, server_id
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
 
@@ -64,6 +64,11 @@ def _matches(needle: str, *haystack: str) -> bool:
     return not needle or any(needle in h.casefold() for h in haystack)
 
 
+def _server(interaction: discord.Interaction) -> str:
+    """The server asking (its own deck is offered too), or "" outside one."""
+    return server_id(interaction.guild_id) if interaction.guild_id else ""
+
+
 async def deck_choices(
     interaction: discord.Interaction, current: str
 ) -> list[app_commands.Choice[str]]:
@@ -73,7 +78,7 @@ async def deck_choices(
             name=render.clip(f"{d.id} · {pick(d.title, d.fallback_locale)}", CHOICE_NAME),
             value=d.id,
         )
-        for d in client_of(interaction).services.catalog.decks
+        for d in client_of(interaction).services.catalog.decks.for_server(_server(interaction))
         if _matches(needle, d.id, *d.title.values())
     ][:MAX_CHOICES]
 

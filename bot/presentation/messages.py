@@ -281,9 +281,14 @@ def reveal_message(reveal: Reveal) -> RevealMessage:
         answer=text(loc, "reveal.title", letter=view.right_letter, choice=right),
         rows=rows,
         summary=summary,
-        explanation=pick(q.explanation, loc),
+        explanation=_credited(pick(q.explanation, loc), q.credit, loc),
         fallback=text(loc, "reveal.fallback", question=question, letter=view.right_letter),
     )
+
+
+def _credited(explanation: str, credit: str | None, loc: str) -> str:
+    """A question a member wrote names them under its explanation, as text (no ping)."""
+    return f"{explanation}\n{text(loc, 'suggest.credit', name=credit)}" if credit else explanation
 
 
 def leaderboard_message(

@@ -31,6 +31,7 @@ from bot.domain.errors import QuizError
 from bot.domain.language import language
 from bot.domain.records import ServerSettings
 from bot.domain.review import card_key
+from bot.domain.team_deck import TEAM, team_deck_id
 from bot.service.ports import Servers
 
 log = logging.getLogger("quizbot")
@@ -73,6 +74,10 @@ class Catalog:
     async def deck_for(self, server_id: str, deck_id: str | None) -> Deck:
         """What a command's optional DECK means in a server: the deck named, else the
         server's default deck."""
+        if deck_id == TEAM and self.decks.get(TEAM) is None:
+            deck_id = team_deck_id(server_id)  # the server's own deck (its approved suggestions)
+            if self.decks.get(deck_id) is None:
+                raise QuizError("unknown_deck", deck=TEAM, decks=", ".join(self.decks.ids()))
         if deck_id:
             return self.deck(deck_id)
         return (await self.server_default(server_id)).deck
@@ -110,7 +115,9 @@ class Catalog:
 
     async def deck_list(self, actor: Actor) -> DeckList:
         default = await self._read_default(actor.server_id)
-        return DeckList(list(self.decks), default, await self.ui_locale(actor))
+        return DeckList(
+            self.decks.for_server(actor.server_id), default, await self.ui_locale(actor)
+        )
 
     async def _read_default(self, server_id: str) -> DefaultDeck | None:
         chosen = await self._servers.server_default_deck(server_id)
@@ -132,7 +139,7 @@ class Catalog:
             raise RuntimeError("this catalog was built without a way to load decks")
         report = self._load()
         if report.ok:
-            self.decks = DeckLibrary(report.decks)
+            self.decks = DeckLibrary(report.decks, self.decks.own)
             log.info("decks reloaded: %s", report.summary(), extra={"event": "decks_reloaded"})
         else:
             log.error(

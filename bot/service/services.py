@@ -29,6 +29,7 @@ from bot.service.review import Review
 from bot.service.runs import Runs
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
+from bot.service.suggestions import Suggestions
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine
@@ -71,6 +72,8 @@ class Services:
     state: ProcessState
     live_posts: Callable[[float], LivePosts]
     """The open question messages of one platform, redrawn at most every `interval` s."""
+    suggestions: Suggestions
+    """Questions the team writes (`/quiz suggest`), and the servers' own decks."""
     installations: Callable[[], AsyncEngine] | None = None
     """Opens the engine of Slack's OAuth installation store (the project's database)."""
     metrics: Metrics = field(default_factory=Metrics)

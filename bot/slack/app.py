@@ -44,6 +44,7 @@ from bot.slack.replies import BUG, Sessions, failure, guarded
 from bot.slack.reports import ReportListeners
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
+from bot.slack.suggestions import SuggestionListeners
 
 log = logging.getLogger("quizbot.slack")
 BOLT_LOGGER = "quizbot.slack.bolt"
@@ -247,7 +248,8 @@ def _register(
                 raise QuizError("generic")
             who = await admins.check(context.client, actor) if cmd.needs_admin_check else actor
             name = str(body.get("channel_name") or "")
-            await commands.run(Request(who, channel, context.client, to, name), cmd)
+            trigger = str(body.get("trigger_id") or "")
+            await commands.run(Request(who, channel, context.client, to, name, trigger), cmd)
 
         to = sessions.reply_to(respond)
         if await guarded(services, to, actor, work) == BUG:
@@ -327,6 +329,9 @@ def _register(
     bolt.action(actions.FORGET_NO)(early(on_click(clicks.keep)))
     bolt.action(actions.HIDE)(early(on_click(clicks.hide)))
     bolt.action(actions.SHOW)(early(on_click(clicks.show)))
+    approvers = services.config.file.suggestions.approvers
+    suggestions = SuggestionListeners(services, sessions, admins, approvers)
+    suggestions.register(bolt, commands, acks)
     # last: whatever no listener above took
     bolt.action(actions.ANY)(early(on_click(clicks.unknown)))
     bolt.event("app_home_opened")(early(on_home))

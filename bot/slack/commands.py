@@ -6,6 +6,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from slack_sdk.models.blocks import Block
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.domain.actor import Actor
@@ -37,7 +38,7 @@ class Command:
     @property
     def needs_admin_check(self) -> bool:
         """Whether the answer depends on the caller being an admin (users.info is asked)."""
-        if self.name in ("close", "reset", "schedule", "report"):
+        if self.name in ("close", "reset", "schedule", "report", "suggestions"):
             return True
         if self.name == "game":
             return _lower(self.arg(0)) == "stop"
@@ -79,6 +80,8 @@ class Request:
     client: AsyncWebClient
     respond: ReplyTo | None
     channel_name: str = ""
+    trigger_id: str = ""
+    """What opens a form (a modal) in answer to the command."""
 
 
 Handler = Callable[[Request, Command], Awaitable[None]]
@@ -99,6 +102,8 @@ class Commands:
     ) -> None:
         self._services = services
         self._games = games
+        self.stats_extra: Callable[[Actor, str], Awaitable[list[Block]]] | None = None
+        """More of a person's stats (`bot.slack.suggestions`: the questions they wrote)."""
         self._publishing = publishing
         self._posts = posts
         self._handlers: dict[str, Handler] = {
@@ -118,6 +123,10 @@ class Commands:
             "game": self._game,
             "help": self._help,
         }
+
+    def add(self, name: str, handler: Handler) -> None:
+        """A subcommand another module handles (`suggest`: `bot.slack.suggestions`)."""
+        self._handlers[name] = handler
 
     def metric_name(self, cmd: Command) -> str:
         """The subcommand as a metrics label: any word that is no subcommand is "unknown"
@@ -225,7 +234,8 @@ class Commands:
         reply = blocks.board_reply(messages.stats_message(stats, placeholder))
         own = stats.user_id == req.actor.user_id
         button = review_blocks.weakest_topic_button(stats.locale, stats.mastery, own)
-        await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *button]))
+        written = await self.stats_extra(req.actor, stats.user_id) if self.stats_extra else []
+        await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *written, *button]))
 
     async def _decks(self, req: Request, cmd: Command) -> None:
         msg = decks_message(await self._services.catalog.deck_list(req.actor))

@@ -3,6 +3,7 @@ memory (`memory`, imported from there), and the Alembic migrations the SQL store
 
 from bot.storage.engine import upgrade
 from bot.storage.sql import SqlStore, open_store
+from bot.storage.suggestions import SqlSuggestions
 from bot.storage.url import database_url
 
-__all__ = ["SqlStore", "database_url", "open_store", "upgrade"]
+__all__ = ["SqlStore", "SqlSuggestions", "database_url", "open_store", "upgrade"]

@@ -76,6 +76,7 @@ async def test_login_then_sync_only_when_the_commands_change(
         "review",
         "help",
         "game",
+        "suggest",
     }
     game = next(o for o in quiz["options"] if o["name"] == "game")
     assert game["type"] == 2  # a subcommand group: /quiz game start|stop
@@ -91,7 +92,15 @@ async def test_login_then_sync_only_when_the_commands_change(
         10,
         120,
     )
-    admin_subcommands = {"language", "close", "reset", "schedule", "report", "deck"}
+    admin_subcommands = {
+        "language",
+        "close",
+        "reset",
+        "schedule",
+        "report",
+        "deck",
+        "suggestions",
+    }
     assert {o["name"] for o in admin["options"]} == admin_subcommands
     deck_group = next(o for o in admin["options"] if o["name"] == "deck")
     assert deck_group["type"] == 2  # /quizadmin deck default deck:

@@ -97,12 +97,15 @@ def test_export_says_what_is_wrong_in_one_line(folder: Path) -> None:
     no_format = export("--deck", "nope")
     assert (no_format.returncode, no_format.stderr) == (
         2,
-        "--deck needs --format gift|moodle-xml|csv\n",
+        "--deck needs --format yaml|gift|moodle-xml|csv\n",
     )
     unknown = export("--deck", "nope", "--format", "gift")
     assert unknown.returncode == 1 and unknown.stderr.startswith("no deck 'nope'")
-    both = export("--deck", "a", "--server", "local")
-    assert both.returncode == 2 and "not allowed with argument" in both.stderr
+    # --server with --deck: `team` is that server's own deck (docs/suggestions.md)
+    none = export("--deck", "team", "--server", "local", "--format", "gift")
+    assert none.returncode == 1 and none.stderr.startswith("no deck 'team'")
+    neither = export("--format", "gift")
+    assert (neither.returncode, neither.stderr) == (2, "export needs --server, --deck, or both\n")
     assert not any(folder.glob("*.gift"))
 
 

@@ -204,6 +204,7 @@ async def make_slack(tmp_path: Path) -> AsyncIterator[SlackFactory]:
         port: int = 3000,
         clock: Clock | None = None,
         token_key: str = TOKEN_KEY,
+        extra: str = "",
     ) -> Slack:
         fake = FakeSlack()
         await fake.start()
@@ -230,7 +231,8 @@ host = "127.0.0.1"
 port = {port}
 api_url = "{fake.api_url}"
 admins = {list(admins)!r}
-""".replace("'", '"'),
+""".replace("'", '"')
+            + extra,
             "test.toml",
             folder,
             env,

@@ -227,6 +227,10 @@ class FakeSlack:
             if not p.get("trigger_id"):
                 return {"ok": False, "error": "invalid_trigger_id"}
             return {"ok": True, "view": {"id": "V2", **(p.get("view") or {})}}
+        if call.method == "views.update":
+            if not p.get("view_id"):
+                return {"ok": False, "error": "not_found"}
+            return {"ok": True, "view": {"id": p.get("view_id"), **(p.get("view") or {})}}
         if call.method == "users.info":
             user = str(p.get("user"))
             return {

@@ -64,7 +64,7 @@ def heads(conn: Connection) -> tuple[str, ...]:
 
 
 async def test_migrations_reach_head_and_second_open_changes_nothing(db: Database) -> None:
-    assert HEAD == "0014"
+    assert HEAD == "0015"
     first = await db.open()
     await first.set_meta("k", "v")
     await first.close()
