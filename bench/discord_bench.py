@@ -1,5 +1,5 @@
 """3. The same through the Discord adapter: INTERACTION_CREATE in over the gateway of the
-test server (tests/discord/fake_discord.py, run here), the bot's first interaction callback
+test server (tests/platform/discord/fake_discord.py, run here), the bot's first interaction callback
 (its ack) and its private reply (the callback's message, or the follow-up after a deferral)
 out over REST. 200 and 1,000 clicks at once, each by a different member.
 

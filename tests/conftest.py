@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from tests.storage.databases import POSTGRES_URL, db, store
+from tests.databases import POSTGRES_URL, db, store
 
 __all__ = ["db", "store"]
 

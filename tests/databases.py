@@ -1,6 +1,6 @@
 """Fixtures for one storage contract on two databases and in memory: a test taking `db` or
 `store` runs on both databases, one taking `any_store` on them and on `MemoryStore` too.
-Import them into a conftest.py (as tests/storage/conftest.py does) to use them elsewhere.
+Import them into a conftest.py (as tests/contract/storage/conftest.py does) to use them elsewhere.
 
 SQLite gets a fresh file per test (never :memory:, whose single shared connection would hide
 concurrency bugs). PostgreSQL gets a fresh schema per test on QUIZBOT_TEST_POSTGRES_URL

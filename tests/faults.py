@@ -1,5 +1,5 @@
-"""Fault plans: what a protocol test server (tests/slack/fake_slack.py,
-tests/discord/fake_discord.py) does to the next calls of one route, so a test can make a
+"""Fault plans: what a protocol test server (tests/platform/slack/fake_slack.py,
+tests/platform/discord/fake_discord.py) does to the next calls of one route, so a test can make a
 platform fail on purpose, the way it fails in production.
 
 Each fake has a plan, `fake.faults`; a test queues faults on a route:

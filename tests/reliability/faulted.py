@@ -17,6 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.platform.slack.harness import all_text
 from tests.reliability.conftest import (
     DECK,
     LETTERS,
@@ -33,7 +34,6 @@ from tests.reliability.platforms import (
     SlackSocket,
     Transport,
 )
-from tests.slack.harness import all_text
 
 from discord_harness import ADMIN, ALICE, CHANNEL, visible  # isort: skip
 

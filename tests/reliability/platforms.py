@@ -24,6 +24,8 @@ from urllib.parse import urlencode
 
 import aiohttp
 
+from tests.platform.slack.fake_slack import APP_TOKEN
+from tests.platform.slack.harness import SlackTester
 from tests.reliability.conftest import (
     DECK,
     LETTERS,
@@ -34,10 +36,8 @@ from tests.reliability.conftest import (
     post_id_of,
     reply_text,
 )
-from tests.slack.fake_slack import APP_TOKEN
-from tests.slack.harness import SlackTester
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discord"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platform" / "discord"))
 
 from discord_harness import GUILD_1, DiscordBot, Person
 from fake_discord import TOKEN as DISCORD_TOKEN

@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.slack.commands import parse
+from tests.platform.slack.harness import SlackTester
 from tests.reliability.conftest import (
     SECRET,
     Live,
@@ -33,7 +34,6 @@ from tests.reliability.conftest import (
     assert_no_traceback,
     settle,
 )
-from tests.slack.harness import SlackTester
 
 EXAMPLES = 150
 SETTINGS = settings(

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from slack_sdk.models.blocks import Block
 
 from bot.slack.dedup import SeenSignatures
+from tests.platform.slack.harness import VERIFICATION_TOKEN
 from tests.reliability.conftest import (
     ADMIN_ONLY,
     DECK,
@@ -38,7 +39,6 @@ from tests.reliability.conftest import (
     settle,
     write_decks,
 )
-from tests.slack.harness import VERIFICATION_TOKEN
 
 FORM = "application/x-www-form-urlencoded"
 

@@ -18,10 +18,10 @@ from bot.decks.model import Choice, Deck
 from bot.decks.problem import Problem
 from bot.decks.schema import deck_json_schema
 
-DECKS = Path(__file__).resolve().parent / "decks"
+DECKS = Path(__file__).resolve().parents[1] / "decks"
 GOOD = DECKS / "good"
 BROKEN = DECKS / "broken"
-SHIPPED = Path(__file__).resolve().parent.parent / "questions"
+SHIPPED = Path(__file__).resolve().parents[3] / "questions"
 
 
 def load_one(path: Path) -> tuple[Deck | None, list[Problem]]:

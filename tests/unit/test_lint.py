@@ -12,9 +12,9 @@ from bot.cli import main
 from bot.decks.lint import NAMES, lint
 from bot.decks.loading import load_decks
 
-CLEAN = Path(__file__).resolve().parent / "decks" / "lint" / "clean.yaml"
+CLEAN = Path(__file__).resolve().parents[1] / "decks" / "lint" / "clean.yaml"
 Q = '"'
-SHIPPED = Path(__file__).resolve().parent.parent / "questions"
+SHIPPED = Path(__file__).resolve().parents[3] / "questions"
 
 
 def plant(tmp_path: Path, *swaps: tuple[str, str]) -> Path:

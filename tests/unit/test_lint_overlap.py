@@ -12,7 +12,7 @@ from bot.cli import main
 from bot.config import shipped_decks_dir
 from bot.decks.loading import load_decks
 from bot.decks.words import content_words
-from tests.test_lint import CLEAN, Q, at, warnings
+from tests.unit.test_lint import CLEAN, Q, at, warnings
 
 MIXED_PRECISION = """\
 id: mixed-precision

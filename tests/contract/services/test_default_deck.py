@@ -24,8 +24,8 @@ from bot.service.games import Games
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from tests import factories
-from tests.core.schedule_fakes import FakeDelivery, World, world
-from tests.storage.databases import any_store
+from tests.databases import any_store
+from tests.fakes.schedule_fakes import FakeDelivery, World, world
 
 __all__ = ["any_store"]
 

@@ -19,7 +19,7 @@ from bot.domain.schedule import next_question
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from tests import factories
-from tests.storage.databases import any_store
+from tests.databases import any_store
 
 __all__ = ["any_store"]
 

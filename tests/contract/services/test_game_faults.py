@@ -18,9 +18,17 @@ from bot.domain.game import GIVE_UP, LEASE, START_DELAY, EndCause, GameState, Ne
 from bot.domain.records import AnswerStatus
 from bot.service.ports import QuizStore
 from tests import factories
-from tests.core.flaky_store import FlakyStore, until
-from tests.core.test_games import CHANNEL, HOST, SERVER, START, Process, click, right_index
-from tests.storage.databases import any_store
+from tests.contract.services.test_games import (
+    CHANNEL,
+    HOST,
+    SERVER,
+    START,
+    Process,
+    click,
+    right_index,
+)
+from tests.databases import any_store
+from tests.fakes.flaky_store import FlakyStore, until
 
 __all__ = ["any_store"]
 

@@ -19,8 +19,8 @@ from bot.domain.stats import Stats
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from tests import factories
-from tests.core.test_games import CHANNEL, HOST, SERVER, START, Process, click
-from tests.storage.databases import any_store
+from tests.contract.services.test_games import CHANNEL, HOST, SERVER, START, Process, click
+from tests.databases import any_store
 
 __all__ = ["any_store"]
 

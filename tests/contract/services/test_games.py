@@ -23,8 +23,8 @@ from bot.service.games import Games
 from bot.service.ports import QuizStore
 from bot.service.quiz import Quiz
 from tests import factories
-from tests.core.schedule_fakes import FakeDelivery
-from tests.storage.databases import Database, any_store, db
+from tests.databases import Database, any_store, db
+from tests.fakes.schedule_fakes import FakeDelivery
 
 __all__ = ["any_store", "db"]
 

@@ -16,8 +16,8 @@ from bot.domain.review import card_key
 from bot.presentation.report_messages import digest_messages
 from bot.service.ports import QuizStore
 from bot.service.problem_digest import ProblemDigest
-from tests.core.schedule_fakes import FakeDelivery, World, world
-from tests.storage.databases import any_store
+from tests.databases import any_store
+from tests.fakes.schedule_fakes import FakeDelivery, World, world
 
 __all__ = ["any_store"]
 

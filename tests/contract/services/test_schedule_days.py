@@ -22,7 +22,7 @@ from bot.domain.clock import ManualClock
 from bot.domain.records import SlotStatus
 from bot.domain.schedule import Days
 from bot.service.ports import QuizStore
-from tests.core.schedule_fakes import FakeDelivery, admin, world
+from tests.fakes.schedule_fakes import FakeDelivery, admin, world
 
 SIMULATED_DAYS = 60
 DECK_SIZE = 7
@@ -44,7 +44,8 @@ class Plan:
 PLANS = [
     Plan("slack:TNY", "C-ny-0230", "America/New_York", "02:30", "daily"),
     # Another workspace: two daily questions on one deck in one server can meet on a
-    # question, which then waits (fair play; tests/core/test_fair_play.py), bending the cycle.
+    # question, which then waits (fair play; tests/contract/services/test_fair_play.py),
+    # bending the cycle.
     Plan("slack:TNY2", "C-ny-0130", "America/New_York", "01:30", "daily"),
     Plan("discord:44", "C-london-0130", "Europe/London", "01:30", "daily"),
     Plan("slack:TDK", "C-dhaka-0900", "Asia/Dhaka", "09:00", "weekdays"),

@@ -15,8 +15,8 @@ from bot.domain.clock import ManualClock
 from bot.domain.records import NewSchedule, SlotStatus
 from bot.domain.schedule import Schedule
 from bot.service.ports import QuizStore
-from tests.core.schedule_fakes import FakeDelivery, World, admin, user, world
-from tests.storage.databases import Database
+from tests.databases import Database
+from tests.fakes.schedule_fakes import FakeDelivery, World, admin, user, world
 
 WEDNESDAY = date(2026, 3, 4)
 NINE = datetime(2026, 3, 4, 3, 0, tzinfo=UTC)  # 09:00 in Dhaka, Wednesday 4 March

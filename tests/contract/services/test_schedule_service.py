@@ -19,7 +19,7 @@ from bot.presentation.schedule_messages import (
 )
 from bot.service.ports import QuizStore
 from tests import factories
-from tests.core.schedule_fakes import World, admin, user, world
+from tests.fakes.schedule_fakes import World, admin, user, world
 
 START = datetime(2026, 3, 4, 1, 0, tzinfo=UTC)  # Wednesday 07:00 in Dhaka
 

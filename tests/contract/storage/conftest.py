@@ -1,4 +1,4 @@
-"""Every test here runs on SQLite and PostgreSQL (see tests/storage/databases.py); one taking
+"""Every test here runs on SQLite and PostgreSQL (see tests/databases.py); one taking
 `store` runs on `MemoryStore` too, so it states the contract of every `QuizStore`. A test of
 the SQL store itself takes `sql_store` or `db`."""
 
@@ -6,7 +6,7 @@ import pytest
 
 from bot.service.ports import QuizStore
 from bot.storage import SqlStore
-from tests.storage.databases import Database, any_store, db, pg_schema
+from tests.databases import Database, any_store, db, pg_schema
 
 __all__ = ["any_store", "db", "pg_schema"]
 

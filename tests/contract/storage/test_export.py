@@ -13,7 +13,7 @@ from bot.domain.clock import ManualClock
 from bot.service.quiz import Quiz
 from bot.storage.export import export_server
 from tests import factories
-from tests.storage.databases import Database
+from tests.databases import Database
 
 
 def rows(path: Path) -> list[dict[str, str]]:

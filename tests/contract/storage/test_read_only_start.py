@@ -3,7 +3,7 @@ upgrade` (which said "up to date"), `quizbot play` (a 77-line traceback at the f
 answer) and `quizbot run` (which started, and failed every click): issue 32, finding 8.
 
 The file is read-only by its mode where that binds, else (root) through SQLite's read-only
-open (tests/storage/faults.py says which).
+open (tests/contract/storage/faults.py says which).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.storage import open_store
-from tests.discord.fake_discord import TOKEN  # shaped as a real one: the check comes first
-from tests.storage.faults import read_only_url, writable_again
+from tests.contract.storage.faults import read_only_url, writable_again
+from tests.platform.discord.fake_discord import TOKEN  # shaped as a real one: the check comes first
 
 
 def quizbot(folder: Path, url: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

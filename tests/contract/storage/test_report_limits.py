@@ -21,7 +21,7 @@ from bot.service.quiz import Quiz
 from bot.storage.engine import MIGRATIONS, store_engine, upgrade
 from bot.storage.tables import problem_reports
 from tests import factories
-from tests.storage.databases import Database
+from tests.databases import Database
 
 SERVER = "slack:T1"
 AT = datetime(2026, 12, 5, 9, tzinfo=UTC)

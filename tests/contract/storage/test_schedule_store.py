@@ -20,7 +20,7 @@ from bot.storage.records import post_record
 from bot.storage.tables import answers, posts
 
 if TYPE_CHECKING:
-    from tests.storage.databases import Database
+    from tests.databases import Database
 
 T0 = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
 DAY = date(2026, 3, 4)

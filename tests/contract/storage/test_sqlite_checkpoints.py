@@ -19,8 +19,8 @@ from sqlalchemy import event
 from bot.domain.records import NewPost
 from bot.service.ports import StoreUnavailable
 from bot.storage import checkpoints, open_store
+from tests.contract.storage.faults import read_only, twin
 from tests.factories import click
-from tests.storage.faults import read_only, twin
 
 AT = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
 
@@ -74,7 +74,7 @@ def _meta_in_the_file_itself(path: Path, copy: Path) -> set[str]:
 async def test_a_failing_checkpoint_is_said_once_and_tried_again_without_new_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """The store's connections read-only (tests/storage/faults.py): each checkpoint fails.
+    """The store's connections read-only (tests/contract/storage/faults.py): each checkpoint fails.
     It is logged once, without a traceback, and tried again on its own; once the file is
     writable again the log reaches the file with no new write to prompt it."""
     monkeypatch.setattr(checkpoints, "CHECKPOINT_EVERY", 0.05)

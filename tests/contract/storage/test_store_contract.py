@@ -32,7 +32,7 @@ from bot.storage import SqlStore, compiled
 from tests.factories import click
 
 if TYPE_CHECKING:
-    from tests.storage.databases import Database
+    from tests.databases import Database
 
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=UTC)
 SERVER = "slack:T1"

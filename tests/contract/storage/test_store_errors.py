@@ -20,7 +20,7 @@ from bot.service.ports import StoreUnavailable
 from bot.storage import open_store
 from bot.storage.engine import store_engine
 from bot.storage.transactions import RolledBack, Transactions
-from tests.storage.databases import POSTGRES_URL
+from tests.databases import POSTGRES_URL
 
 
 @dataclass

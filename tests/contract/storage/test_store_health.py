@@ -10,8 +10,8 @@ from datetime import UTC, datetime, timedelta
 from bot.domain.health import health, health_of, tallies
 from bot.service.ports import QuizStore
 from tests import factories
-from tests.storage.databases import any_store
-from tests.storage.test_store_contract import new_post
+from tests.contract.storage.test_store_contract import new_post
+from tests.databases import any_store
 
 __all__ = ["any_store"]
 

@@ -29,10 +29,10 @@ from bot.storage.scores import Scored, add_points
 from bot.storage.sql import SqlStore
 from bot.storage.tables import cards, mastery, mastery_counts
 from tests import factories
-from tests.storage.databases import Database, any_store
-from tests.storage.test_store_contract import new_post
-from tests.storage.test_store_migrations import statements
-from tests.storage.test_store_standings import _migrate, _on
+from tests.contract.storage.test_store_contract import new_post
+from tests.contract.storage.test_store_migrations import statements
+from tests.contract.storage.test_store_standings import _migrate, _on
+from tests.databases import Database, any_store
 
 __all__ = ["any_store"]
 

@@ -21,7 +21,7 @@ from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.tables import metadata
 
 if TYPE_CHECKING:
-    from tests.storage.databases import Database
+    from tests.databases import Database
 
 HEAD = ScriptDirectory.from_config(Config(str(MIGRATIONS / "alembic.ini"))).get_current_head()
 

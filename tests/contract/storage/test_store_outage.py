@@ -19,7 +19,7 @@ from bot.domain.records import AnswerStatus
 from bot.service.quiz import Quiz
 from bot.storage import database_url, open_store
 from tests import factories
-from tests.storage.databases import POSTGRES_URL
+from tests.databases import POSTGRES_URL
 
 
 class Proxy:

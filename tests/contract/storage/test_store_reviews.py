@@ -9,8 +9,8 @@ from bot.domain.problems import ProblemReport, Reason
 from bot.domain.review import Source
 from bot.service.ports import QuizStore
 from tests import factories
-from tests.storage.databases import any_store
-from tests.storage.test_store_contract import new_post
+from tests.contract.storage.test_store_contract import new_post
+from tests.databases import any_store
 
 __all__ = ["any_store"]
 

@@ -22,7 +22,7 @@ from bot.storage.tables import standings
 from tests.factories import click
 
 if TYPE_CHECKING:
-    from tests.storage.databases import Database
+    from tests.databases import Database
 
 SERVER = "slack:T1"
 DECKS = ("deck-a", "deck-b")
@@ -172,7 +172,7 @@ async def test_postgresql_period_keys_match_the_core_across_zones_and_dst(
     from bot.storage import open_store
     from bot.storage.post_answers import period_keys_sql
     from bot.storage.tables import UtcDateTime
-    from tests.storage.databases import POSTGRES_URL
+    from tests.databases import POSTGRES_URL
 
     store = await open_store(POSTGRES_URL, schema=pg_schema)
     at = bindparam("at", type_=UtcDateTime())

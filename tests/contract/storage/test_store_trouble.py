@@ -5,7 +5,7 @@ per click of a batch; a read-only database is refused at start in one line and f
 `/healthz`; a click's wait for another process's lock ends before its deadline; the store
 recovers by itself when the trouble ends.
 
-The faults are real SQLite errors on the store's own connections (tests/storage/faults.py).
+The faults are real SQLite errors on the store's own connections (tests/contract/storage/faults.py).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from bot.service.quiz import Quiz
 from bot.storage import SqlStore, open_store
 from bot.storage.trouble import TroubleLog
 from tests import factories
-from tests.storage.faults import (
+from tests.contract.storage.faults import (
     full,
     hold_write_lock,
     read_only,

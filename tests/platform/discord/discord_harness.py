@@ -26,7 +26,7 @@ from bot.discord.client import QuizClient
 from bot.discord.sync import PERMISSIONS
 from bot.domain.clock import Clock
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 GUILD_1 = 111111111111111111
 GUILD_2 = 222222222226416526  # on the other shard of two: (id >> 22) % 2 is 0, not 1
 CHANNEL = 333333333333333333

@@ -16,7 +16,7 @@ from bot.domain.clock import ManualClock
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 SERVER = "discord:111111111111111111"
 SEED = "model-pipeline-parallelism"
-SHIPPED = sorted(p.stem for p in (Path(__file__).parents[2] / "questions").glob("*.yaml"))
+SHIPPED = sorted(p.stem for p in (Path(__file__).parents[3] / "questions").glob("*.yaml"))
 """The shipped decks' ids (each file's name), which the test bot loads beside its own."""
 SEED_TITLE = "Model and Pipeline Parallelism Quiz"
 ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."

@@ -34,7 +34,7 @@ from packaging.version import Version
 from bot.discord import buttons, callback, intake
 from bot.discord.client import QuizClient
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ANSWER = buttons.ANSWER
 
 

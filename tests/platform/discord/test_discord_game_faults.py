@@ -7,7 +7,7 @@ reveal.
 
 The fake Discord has no way yet to fail one message creation on demand: `post_faults`
 patches its handler for this module's tests (to fold into the shared fault plans of
-tests/discord)."""
+tests/platform/discord)."""
 
 from __future__ import annotations
 

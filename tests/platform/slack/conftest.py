@@ -26,15 +26,15 @@ from bot.decks.model import Choice, Deck, DeckLibrary, Question
 from bot.domain.clock import Clock
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
-from tests.slack.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack
-from tests.slack.harness import SIGNING_SECRET, SlackTester
+from tests.platform.slack.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack
+from tests.platform.slack.harness import SIGNING_SECRET, SlackTester
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 TEST_DECK = "basics"  # sorts first: the UI default is its first locale, en
 SEED_DECK = "model-pipeline-parallelism"
 TOKEN_KEY = "cXVpemJvdC10ZXN0cy10b2tlbi1rZXktMzItYnl0ZXM="
 """QUIZBOT_TOKEN_KEY of OAuth distribution in tests: fixed, as this module may be imported
-twice (as pytest's conftest and as tests.slack.conftest)."""
+twice (as pytest's conftest and as tests.platform.slack.conftest)."""
 
 
 def _q(qid: str, position: int, en: str, bn: str, choices: list[Choice], answer: int) -> Question:

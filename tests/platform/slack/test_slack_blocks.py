@@ -12,7 +12,7 @@ from bot.domain.post import PostView, build_reveal
 from bot.domain.records import PostRecord
 from bot.slack import blocks
 from bot.slack.mrkdwn import clip_markup, escape
-from tests.slack.conftest import TEST_DECK, Slack, validate_blocks
+from tests.platform.slack.conftest import TEST_DECK, Slack, validate_blocks
 
 
 def _huge_view() -> PostView:

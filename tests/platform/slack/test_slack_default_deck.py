@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from bot.domain.clock import ManualClock
-from tests.slack.conftest import SEED_DECK, TEST_DECK, Slack, SlackFactory
-from tests.slack.harness import all_text
+from tests.platform.slack.conftest import SEED_DECK, TEST_DECK, Slack, SlackFactory
+from tests.platform.slack.harness import all_text
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 SEED_TITLE = "Model and Pipeline Parallelism Quiz"
-SHIPPED = sorted(p.stem for p in (Path(__file__).parents[2] / "questions").glob("*.yaml"))
+SHIPPED = sorted(p.stem for p in (Path(__file__).parents[3] / "questions").glob("*.yaml"))
 """The shipped decks' ids (each file's name), which the test bot loads beside its own."""
 ADMIN_ONLY = (
     "Only an admin can do that. On Slack, workspace admins and owners (and the users in "

@@ -37,7 +37,7 @@ from bot.service.admission import Admission
 from bot.slack.acks import NOT_ACKED, Acks
 from bot.slack.runner import SocketHandler
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 async def test_ack_records_its_response_where_acks_reads_it() -> None:

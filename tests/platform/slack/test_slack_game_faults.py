@@ -6,7 +6,7 @@ of an open game question shows nowhere (`/quiz stats`, `/quiz leaderboard`) unti
 reveal.
 
 The fake Slack has no way yet to fail one call on demand: `web_faults` patches its Web API
-handler for this module's tests (to fold into the shared fault plans of tests/slack)."""
+handler for this module's tests (to fold into the shared fault plans of tests/platform/slack)."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import pytest
 from aiohttp import web
 
 from bot.domain.clock import ManualClock
-from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
-from tests.slack.fake_slack import Call, FakeSlack
-from tests.slack.harness import all_text, buttons
+from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
+from tests.platform.slack.fake_slack import Call, FakeSlack
+from tests.platform.slack.harness import all_text, buttons
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 

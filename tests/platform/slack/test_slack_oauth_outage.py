@@ -9,8 +9,8 @@ import aiohttp
 import pytest
 from sqlalchemy import text
 
-from tests.slack.conftest import TEST_DECK, SlackFactory
-from tests.slack.test_slack_oauth import _install
+from tests.platform.slack.conftest import TEST_DECK, SlackFactory
+from tests.platform.slack.test_slack_oauth import _install
 
 
 async def test_a_failing_installation_store_is_never_a_500(

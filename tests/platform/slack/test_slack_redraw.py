@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from tests.faults import Fault, dropped, failed, rate_limited
-from tests.slack.conftest import SlackFactory
-from tests.slack.fake_slack import FakeSlack
-from tests.slack.harness import all_text
+from tests.platform.slack.conftest import SlackFactory
+from tests.platform.slack.fake_slack import FakeSlack
+from tests.platform.slack.harness import all_text
 
 # More failures than the client's own retries outlast (bot.slack.client.retry_handlers).
 OUTAGES = {

@@ -15,7 +15,7 @@ from bot.domain.actor import Actor
 from bot.domain.review import card_key
 from bot.presentation.report_messages import digest_messages
 from bot.service.problem_digest import ProblemDigest
-from tests.slack.conftest import TEST_DECK, Slack
+from tests.platform.slack.conftest import TEST_DECK, Slack
 
 SERVER = "slack:T1"
 TYPED = (

@@ -16,9 +16,9 @@ from bot.config import parse_config
 from bot.slack.app import SlackSetupError
 from bot.slack.delivery import SlackDelivery
 from bot.slack.runner import check_setup, run_slack
-from tests.slack.conftest import TEST_DECK, SlackFactory
-from tests.slack.fake_slack import BOT_TOKEN
-from tests.slack.harness import SIGNING_SECRET, SlackTester, all_text
+from tests.platform.slack.conftest import TEST_DECK, SlackFactory
+from tests.platform.slack.fake_slack import BOT_TOKEN
+from tests.platform.slack.harness import SIGNING_SECRET, SlackTester, all_text
 
 
 def _slash_payload(response_url: str, text: str) -> dict[str, str]:
@@ -192,7 +192,7 @@ async def test_an_unreachable_slack_is_a_setup_error(make_slack: SlackFactory) -
 async def test_no_token_at_all_is_a_setup_error(tmp_path: Path) -> None:
     from bot.bootstrap import build_app
     from bot.slack.app import build_slack
-    from tests.slack.conftest import library
+    from tests.platform.slack.conftest import library
 
     config = parse_config(
         f'[database]\nurl = "sqlite:///{tmp_path}/q.db"\n[slack]\nenabled = true\n',

@@ -26,11 +26,11 @@ from bot.slack.oauth import OAuth, oauth
 from bot.slack.sealing import INSTALLATION_FIELDS, PREFIX, Sealer
 from bot.slack.setup import SlackSetupError, check_setup
 from bot.storage.engine import store_engine
-from tests.slack.conftest import TEST_DECK, TOKEN_KEY, Slack, SlackFactory
-from tests.slack.test_slack_oauth import _install
-from tests.slack.test_slack_schedule import ADMIN, NINE, START, _say, _slack, _tick_at
-from tests.storage.databases import SQL, database
-from tests.test_cli import quizbot
+from tests.databases import SQL, database
+from tests.platform.slack.conftest import TEST_DECK, TOKEN_KEY, Slack, SlackFactory
+from tests.platform.slack.test_slack_oauth import _install
+from tests.platform.slack.test_slack_schedule import ADMIN, NINE, START, _say, _slack, _tick_at
+from tests.reliability.processes.test_cli import quizbot
 
 CLIENT_ID = "111.222"
 OLD = Fernet.generate_key().decode()

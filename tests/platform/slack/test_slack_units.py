@@ -17,7 +17,7 @@ from bot.slack.identity import is_admin_profile, server_id
 from bot.slack.mrkdwn import clip, escape, mention, placeholder, user_of, with_mentions
 from bot.slack.oauth import SCOPES
 
-LOCALES = Path(__file__).resolve().parents[2] / "bot" / "presentation" / "locales"
+LOCALES = Path(__file__).resolve().parents[3] / "bot" / "presentation" / "locales"
 
 
 @pytest.mark.parametrize(

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_play import environ
+from tests.reliability.processes.test_play import environ
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[5]
 
 
 def quizbot(folder: Path, *args: str, answers: str = "") -> subprocess.CompletedProcess[str]:
@@ -121,7 +121,7 @@ async def test_the_pg_dump_line_brings_the_bots_tables_back() -> None:
     from sqlalchemy.schema import CreateSchema, DropSchema
 
     from bot.storage import database_url, open_store
-    from tests.storage.databases import POSTGRES_URL
+    from tests.databases import POSTGRES_URL
 
     url = database_url(POSTGRES_URL, Path.cwd())
     schema = f"t_{uuid.uuid4().hex}"

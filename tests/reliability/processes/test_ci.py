@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[5]
 
 
 def test_ci_requires_the_postgresql_tests() -> None:
@@ -36,7 +36,9 @@ NOWHERE = "postgresql://postgres@127.0.0.1:9/test"
 
 
 def test_a_missing_postgresql_is_one_line_that_says_what_to_do() -> None:
-    ran = pytest_run("tests/storage/test_store_rules.py", QUIZBOT_TEST_POSTGRES_URL=NOWHERE)
+    ran = pytest_run(
+        "tests/contract/storage/test_store_rules.py", QUIZBOT_TEST_POSTGRES_URL=NOWHERE
+    )
     assert ran.returncode != 0
     said = [line for line in ran.stdout.splitlines() if "PostgreSQL at" in line]
     assert len(said) == 1
@@ -44,7 +46,7 @@ def test_a_missing_postgresql_is_one_line_that_says_what_to_do() -> None:
     assert "QUIZBOT_TEST_POSTGRES=skip make test" in said[0]
     assert "Traceback" not in ran.stdout and "ConnectionRefusedError" not in ran.stdout
     required = pytest_run(
-        "tests/storage/test_store_rules.py",
+        "tests/contract/storage/test_store_rules.py",
         QUIZBOT_TEST_POSTGRES_URL=NOWHERE,
         QUIZBOT_TEST_POSTGRES="require",
     )
@@ -53,7 +55,7 @@ def test_a_missing_postgresql_is_one_line_that_says_what_to_do() -> None:
 
 def test_skip_leaves_out_only_the_postgresql_tests() -> None:
     ran = pytest_run(
-        "tests/storage/test_store_rules.py",
+        "tests/contract/storage/test_store_rules.py",
         "-rs",
         QUIZBOT_TEST_POSTGRES_URL=NOWHERE,
         QUIZBOT_TEST_POSTGRES="skip",

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_play import BN_TITLE, EN_TITLE, SEED_DECK, environ
+from tests.reliability.processes.test_play import BN_TITLE, EN_TITLE, SEED_DECK, environ
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[5]
 ENGLISH = "Your answer (A, B, C, D, q to stop): "
 BENGALI = "আপনার উত্তর (A, B, C, D, থামতে q): "
 

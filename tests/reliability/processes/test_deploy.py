@@ -20,7 +20,7 @@ import yaml
 from bot.config import load_config
 from bot.storage.url import database_url
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[5]
 SECRETS = {
     "SLACK_BOT_TOKEN",
     "SLACK_SIGNING_SECRET",
@@ -160,7 +160,7 @@ async def test_a_token_alone_runs_the_bot(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "tests" / "discord"))
     from fake_discord import TOKEN, FakeDiscord
 
-    from tests.discord.discord_harness import GUILD_1
+    from tests.platform.discord.discord_harness import GUILD_1
 
     fake = FakeDiscord([GUILD_1])
     await fake.start()

@@ -11,7 +11,7 @@ from pathlib import Path
 from bot.domain.problems import ProblemReport, Reason
 from bot.presentation.locales import text
 from bot.storage import open_store
-from tests.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers, deck_yaml
+from tests.unit.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers, deck_yaml
 
 SERVER = "slack:TSIM"
 FLAGS = {

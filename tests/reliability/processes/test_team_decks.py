@@ -14,9 +14,9 @@ import pytest
 
 from bot.bootstrap import build_app
 from bot.config import load_config
-from tests.test_play import environ
+from tests.reliability.processes.test_play import environ
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[5]
 PAGE = ROOT / "docs" / "team-decks.md"
 
 

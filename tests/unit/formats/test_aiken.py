@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.decks.formats.aiken import read_aiken
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 AIKEN = FIXTURES / "moodle" / "aiken"
 

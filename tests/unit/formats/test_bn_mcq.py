@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.decks.formats.bn_mcq import read_bn_mcq
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 EXAM = FIXTURES / "bn-mcq" / "exam.txt"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.formats.conftest import Importer, texts
+from tests.unit.formats.conftest import Importer, texts
 
 
 def test_letter_labels_are_stripped_when_every_choice_carries_them_in_order(

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.formats.conftest import FIXTURES
+from tests.unit.formats.conftest import FIXTURES
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 SAMPLES = [
     ("gift", FIXTURES / "moodle" / "gift" / "questions.gift.txt", 4),

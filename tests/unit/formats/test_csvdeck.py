@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from bot.decks.formats.csvdeck import read_csv
-from tests.formats.conftest import Importer, texts
+from tests.unit.formats.conftest import Importer, texts
 
 HEADER = "id,answer,tags,shuffle,text:en,choice1:en,why1:en,choice2:en,why2:en,explanation:en"
 

@@ -11,7 +11,7 @@ import pytest
 
 from bot.decks.formats import guess_format
 from bot.decks.loading import load_decks
-from tests.formats.conftest import FIXTURES
+from tests.unit.formats.conftest import FIXTURES
 
 
 @pytest.mark.parametrize(
@@ -57,7 +57,7 @@ def test_a_red_list_in_the_decks_folder_is_one_line_with_its_import_command(
     decks = tmp_path / "questions"
     decks.mkdir()
     shutil.copy(FIXTURES / "red" / "worldcup.yaml", decks / "worldcup.yaml")
-    shutil.copy(Path(__file__).parents[2] / "questions" / "distributed-training.yaml", decks)
+    shutil.copy(Path(__file__).parents[3] / "questions" / "distributed-training.yaml", decks)
     report = load_decks([decks])
     assert [str(problem) for problem in report.problems] == [
         f"{decks / 'worldcup.yaml'}:1:1: this is a Red-DiscordBot trivia list, not a deck; "

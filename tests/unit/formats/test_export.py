@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from bot.decks.formats import ExportError, export_deck, export_file_name
-from tests.formats.conftest import load_deck
+from tests.unit.formats.conftest import load_deck
 
-SEED = Path(__file__).resolve().parents[2] / "questions" / "model-pipeline-parallelism.yaml"
+SEED = Path(__file__).resolve().parents[3] / "questions" / "model-pipeline-parallelism.yaml"
 
 
 def test_unknown_formats_and_locales_are_refused() -> None:

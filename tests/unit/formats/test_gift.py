@@ -8,7 +8,7 @@ from pathlib import Path
 from bot.decks.formats import export_deck
 from bot.decks.formats.gift import read_gift
 from bot.decks.model import Choice, Deck, Question
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 GIFT = FIXTURES / "moodle" / "gift"
 

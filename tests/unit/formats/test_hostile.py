@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from bot.decks.formats import FORMATS, import_file
 from bot.decks.formats.draft import FormatError
 from bot.decks.loading import load_decks
-from tests.formats.conftest import TODAY, Importer
+from tests.unit.formats.conftest import TODAY, Importer
 
 BILLION_LAUGHS = """<?xml version="1.0"?>
 <!DOCTYPE quiz [

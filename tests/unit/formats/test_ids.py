@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from bot.decks.formats.slug import IdMaker, content_id, in_other_script
-from tests.formats.conftest import FIXTURES, Importer
-from tests.formats.fixtures.list_ids import fixture_files, ids_of
+from tests.unit.formats.conftest import FIXTURES, Importer
+from tests.unit.formats.fixtures.list_ids import fixture_files, ids_of
 
 ON_MAIN = json.loads((FIXTURES / "ids-on-main.json").read_text(encoding="utf-8"))
 REPROS = FIXTURES / "repros"

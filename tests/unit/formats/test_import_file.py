@@ -10,7 +10,7 @@ import pytest
 from bot.decks.formats import FORMATS, guess_format, import_file
 from bot.decks.formats.draft import DraftDeck
 from bot.decks.formats.writer import WriteError, write_deck
-from tests.formats.conftest import FIXTURES, TODAY, Importer
+from tests.unit.formats.conftest import FIXTURES, TODAY, Importer
 
 GIFT = FIXTURES / "moodle" / "gift" / "questions.gift.txt"
 

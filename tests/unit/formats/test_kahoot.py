@@ -11,8 +11,8 @@ import pytest
 from openpyxl import Workbook, load_workbook
 
 from bot.decks.formats import kahoot
-from tests.formats.conftest import FIXTURES, Importer, texts
-from tests.formats.fixtures.kahoot.make_kahoot_template import build
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.fixtures.kahoot.make_kahoot_template import build
 
 TEMPLATE = FIXTURES / "kahoot" / "kahoot-quiz-template.xlsx"
 

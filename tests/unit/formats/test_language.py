@@ -11,7 +11,7 @@ from bot.decks.formats import FORMATS
 from bot.decks.formats.language import detect_language
 from bot.decks.formats.phrasebook import STAND_IN_LOCALES, answer_is, true_false
 from bot.presentation.locales import LOCALES, text
-from tests.formats.conftest import Importer, texts
+from tests.unit.formats.conftest import Importer, texts
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.decks.formats.moodle_csv import read_moodle_csv
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 CSV = FIXTURES / "moodle-csv"
 

@@ -7,10 +7,10 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from bot.decks.formats import export_deck
-from tests.formats.conftest import FIXTURES, Importer, load_deck, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, load_deck, texts
 
 XML = FIXTURES / "moodle" / "xml"
-SEED = Path(__file__).resolve().parents[2] / "questions" / "model-pipeline-parallelism.yaml"
+SEED = Path(__file__).resolve().parents[3] / "questions" / "model-pipeline-parallelism.yaml"
 
 
 def _notes(lines: list[str], kind: str) -> list[str]:

@@ -10,7 +10,7 @@ from urllib.parse import quote
 import pytest
 
 from bot.decks.formats.opentdb import read_opentdb
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 OPENTDB = FIXTURES / "opentdb"
 

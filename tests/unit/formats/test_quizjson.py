@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 JSON = FIXTURES / "json"
 

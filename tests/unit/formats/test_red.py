@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from bot.decks.formats.red import read_red
-from tests.formats.conftest import FIXTURES, Importer, texts
+from tests.unit.formats.conftest import FIXTURES, Importer, texts
 
 RED = FIXTURES / "red"
 NUMBER = re.compile(r"[-+]?\d[\d,]*(\.\d+)?")

@@ -13,9 +13,9 @@ import pytest
 from bot.decks.formats import export_deck
 from bot.decks.model import Choice, Deck, Question
 from bot.decks.spreadsheet import FORMULA_STARTS, neutralise, restore
-from tests.formats.conftest import Importer, load_deck, texts
+from tests.unit.formats.conftest import Importer, load_deck, texts
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 DECK_FILES = sorted(QUESTIONS.glob("*.yaml"))
 
 

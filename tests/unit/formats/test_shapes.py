@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from bot.decks.formats import import_file
-from tests.formats.conftest import TODAY, Importer, texts
+from tests.unit.formats.conftest import TODAY, Importer, texts
 
 NUMBERED = (
     "1. If \\( n \\) cells each of emf \\( E \\) are connected in parallel, the emf is\n"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bot.decks.format import MAX_FILE_BYTES
 from bot.decks.formats import import_file
-from tests.formats.conftest import FIXTURES, TODAY, loaded
+from tests.unit.formats.conftest import FIXTURES, TODAY, loaded
 
 WORLDCUP = FIXTURES / "red" / "worldcup.yaml"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.domain.health import Flag, Try, health
-from tests.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers
+from tests.unit.report.simulation import DECK, ORDINARY, PLANTED, QUESTIONS, answers
 
 
 def _tries() -> list[Try]:

@@ -22,7 +22,7 @@ from bot.domain.health import QuestionHealth, Try, health
 from bot.presentation.health_charts import BAR, FLAGGED, RIGHT, H, Point, _x, _y, deck_map
 from bot.presentation.health_report import html
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DECK = "model-pipeline-parallelism"
 SVG = "{http://www.w3.org/2000/svg}"
 T0 = datetime(2026, 11, 2, 9, tzinfo=UTC)

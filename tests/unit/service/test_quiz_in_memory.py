@@ -19,7 +19,7 @@ from bot.domain.run import RunStep
 from bot.service.quiz import Quiz
 from bot.storage.memory import MemoryStore
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 SERVER = "local"
 HOST, ANA, BO = (Actor(SERVER, name) for name in ("host", "ana", "bo"))
 

@@ -23,8 +23,8 @@ from bot.service.ports import StoreUnavailable
 from bot.service.supervision import Backoff, Faults, PlatformStopped, Supervisor
 from bot.storage.memory import MemoryStore
 from tests import factories
-from tests.core.flaky_store import FlakyStore, until
-from tests.core.schedule_fakes import FakeDelivery
+from tests.fakes.flaky_store import FlakyStore, until
+from tests.fakes.schedule_fakes import FakeDelivery
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 log = logging.getLogger("quizbot.test_supervision")
