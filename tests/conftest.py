@@ -17,7 +17,7 @@ import os
 
 import pytest
 
-from tests.databases import POSTGRES_URL, db, store
+from tests.databases import POSTGRES_URL, SHARED, db, store
 
 __all__ = ["db", "store"]
 
@@ -66,6 +66,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             f"{len(wanted)} tests out: QUIZBOT_TEST_POSTGRES=skip make test",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    SHARED.close()
 
 
 def pytest_report_header(config: pytest.Config) -> str:

@@ -25,6 +25,7 @@ from bot.decks.model import Choice, Deck, DeckLibrary, Question
 from bot.discord.client import QuizClient
 from bot.discord.sync import PERMISSIONS
 from bot.domain.clock import Clock
+from tests.templates import seed_sqlite
 
 QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 GUILD_1 = 111111111111111111
@@ -502,7 +503,9 @@ async def make_app(
     token: str | None = TOKEN,
     clock: Clock | None = None,
 ) -> App:
-    """An app on a SQLite file in `folder`; `extra` lines go in its [discord] table."""
+    """An app on a SQLite file in `folder` (a migrated copy, unless one is there already:
+    tests/templates.py); `extra` lines go in its [discord] table."""
+    seed_sqlite(folder / db)
     text = config_text(db, shard_count, shard_ids) + extra
     env = {"DISCORD_TOKEN": token} if token else {}
     config = parse_config(text, "test.toml", folder, env)

@@ -28,6 +28,7 @@ from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
 from tests.platform.slack.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack
 from tests.platform.slack.harness import SIGNING_SECRET, SlackTester
+from tests.templates import seed_sqlite
 
 QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 TEST_DECK = "basics"  # sorts first: the UI default is its first locale, en
@@ -235,6 +236,7 @@ admins = {list(admins)!r}
             folder,
             env,
         )
+        seed_sqlite(folder / "quiz.db")  # migrated once per process: tests/templates.py
         app = await build_app(config, library=library(), clock=clock)
         bot = build_slack(app, refresh_interval=refresh_interval)
         await bot.prepare()
