@@ -4,7 +4,7 @@ Like bolt's own tests/mock_web_api_server, but on aiohttp in the test's event lo
 API under /api/<method>, response_url endpoints under /respond/<key>, and a Socket Mode
 websocket under /ws. Every call is recorded, in order.
 
-Faults (tests/faults.py): `fake.faults` is the fault plan, keyed by Web API method or
+Faults (bot/testing/faults.py): `fake.faults` is the fault plan, keyed by Web API method or
 "response_url":
 
     fake.faults.next("chat.update", rate_limited(retry_after=2), times=3)  # 429s
@@ -32,7 +32,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from tests.faults import Fault, FaultPlan, retry_after_header
+from bot.testing.faults import Fault, FaultPlan, retry_after_header
 
 BOT_TOKEN = "xoxb-test-token"
 APP_TOKEN = "xapp-test-token"
@@ -92,7 +92,7 @@ class FakeSlack:
     oauth_codes: dict[str, str] = field(default_factory=dict)
     """code -> team id that oauth.v2.access installs."""
     faults: FaultPlan = field(default_factory=FaultPlan)
-    """What the next calls of a method (or "response_url") meet: tests/faults.py."""
+    """What the next calls of a method (or "response_url") meet: bot/testing/faults.py."""
     calls: list[Call] = field(default_factory=list)
     responses: list[Posted] = field(default_factory=list)
     socket_received: list[dict[str, Any]] = field(default_factory=list)
@@ -100,7 +100,7 @@ class FakeSlack:
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _sockets: list[web.WebSocketResponse] = field(default_factory=list)
-    _socket_transports: dict[int, asyncio.BaseTransport | None] = field(default_factory=dict)
+    _socket_transports: dict[int, asyncio.Transport | None] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
 
     # Server ---------------------------------------------------------------------

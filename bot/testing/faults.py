@@ -1,10 +1,10 @@
-"""Fault plans: what a protocol test server (tests/platform/slack/fake_slack.py,
-tests/platform/discord/fake_discord.py) does to the next calls of one route, so a test can make a
+"""Fault plans: what a protocol test server (bot/testing/fake_slack.py,
+bot/testing/fake_discord.py) does to the next calls of one route, so a test can make a
 platform fail on purpose, the way it fails in production.
 
 Each fake has a plan, `fake.faults`; a test queues faults on a route:
 
-    from tests.faults import dropped, failed, hung, rate_limited
+    from bot.testing.faults import dropped, failed, hung, rate_limited
 
     fake.faults.next("chat.update", rate_limited(retry_after=2), times=3)
     fake.faults.next("chat.postMessage", failed(500, after_work=True))  # posted, answered 500

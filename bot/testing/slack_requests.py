@@ -12,7 +12,7 @@ from urllib.parse import urlencode
 import aiohttp
 from slack_sdk.signature import SignatureVerifier
 
-from tests.platform.slack.fake_slack import FakeSlack
+from bot.testing.fake_slack import FakeSlack
 
 SIGNING_SECRET = "8f742231b10e8888abcd99yyyzzz85a5"
 VERIFICATION_TOKEN = "legacy-verification-token"

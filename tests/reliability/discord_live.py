@@ -1,8 +1,8 @@
 """The Discord side for the reliability tests: tests/platform/discord's fake Discord, its
 harness and its fixtures (`fake`, `make_bot`, `bot`), which import each other by plain name.
 
-Import this module before `discord_harness` or `fake_discord`: it puts tests/platform/discord on the
-path, as pytest does for the tests in that folder.
+Import this module before `discord_harness`: it puts tests/platform/discord on the path, as
+pytest does for the tests in that folder.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.platform.slack.harness import all_text
+from bot.testing.slack_requests import all_text
 from tests.reliability.conftest import (
     DECK,
     LETTERS,

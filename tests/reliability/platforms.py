@@ -24,8 +24,8 @@ from urllib.parse import urlencode
 
 import aiohttp
 
-from tests.platform.slack.fake_slack import APP_TOKEN
-from tests.platform.slack.harness import SlackTester
+from bot.testing.fake_slack import APP_TOKEN
+from bot.testing.slack_requests import SlackTester
 from tests.reliability.conftest import (
     DECK,
     LETTERS,
@@ -40,8 +40,9 @@ from tests.reliability.conftest import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platform" / "discord"))
 
 from discord_harness import GUILD_1, DiscordBot, Person
-from fake_discord import TOKEN as DISCORD_TOKEN
-from fake_discord import FakeDiscord, Interaction
+
+from bot.testing.fake_discord import TOKEN as DISCORD_TOKEN
+from bot.testing.fake_discord import FakeDiscord, Interaction
 
 ANSWERED = re.compile(r"(\d+) answered")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import aiohttp
 
 from bot.storage import open_store
-from tests.platform.slack.harness import SlackTester
+from bot.testing.slack_requests import SlackTester
 from tests.reliability.conftest import (
     DECK,
     QUESTION,

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.slack.commands import parse
-from tests.platform.slack.harness import SlackTester
+from bot.testing.slack_requests import SlackTester
 from tests.reliability.conftest import (
     SECRET,
     Live,

@@ -20,7 +20,7 @@ from urllib.parse import urlencode
 from slack_sdk.models.blocks import Block
 
 from bot.slack.dedup import SeenSignatures
-from tests.platform.slack.harness import VERIFICATION_TOKEN
+from bot.testing.slack_requests import VERIFICATION_TOKEN
 from tests.reliability.conftest import (
     ADMIN_ONLY,
     DECK,

@@ -13,7 +13,7 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.storage import open_store
-from tests.platform.slack.harness import VERIFICATION_TOKEN
+from bot.testing.slack_requests import VERIFICATION_TOKEN
 from tests.reliability.conftest import SECRET, LiveFactory, settle
 
 

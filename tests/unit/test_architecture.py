@@ -4,7 +4,12 @@ The layers themselves are import-linter's contracts in pyproject.toml (`make lin
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import grimp
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 def cycles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -64,3 +69,19 @@ def test_a_cycle_is_found() -> None:
     graph.add_import(importer="a.c", imported="a.b")
     graph.add_import(importer="a.c", imported="a.d")
     assert cycles(graph) == [["a.b", "a.c"]]
+
+
+
+def test_bench_imports_nothing_from_the_tests() -> None:
+    """The benchmarks use the test servers from `bot.testing`, never the test suite itself
+    (whose layout may change, and which bench/ would otherwise have to put on sys.path)."""
+    imported: list[str] = []
+    for path in sorted(BENCH.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                imported += [f"{path.name}: {node.module}"]
+            elif isinstance(node, ast.Import):
+                imported += [f"{path.name}: {alias.name}" for alias in node.names]
+    assert any(": bot.testing" in line for line in imported)
+    assert [line for line in imported if line.split(": ")[1].split(".")[0] == "tests"] == []
+    assert "sys.path.insert" not in "".join(p.read_text() for p in BENCH.glob("*.py"))

@@ -1,4 +1,5 @@
-"""The real discord.py client against a local Discord (fake_discord.py) over loopback.
+"""The real discord.py client against a local Discord (bot/testing/fake_discord.py) over
+loopback.
 
 `make_bot()` starts a bot: an App on a SQLite file in the test's folder and a `QuizClient`
 that logs in over the fake's REST API and connects to its gateway (discord.http.Route.BASE
@@ -24,11 +25,11 @@ from discord_harness import (
     check_limits,
     make_app,
 )
-from fake_discord import TOKEN, FakeDiscord
 
 from bot.decks.model import DeckLibrary
 from bot.discord.client import QuizClient
 from bot.domain.clock import Clock
+from bot.testing.fake_discord import TOKEN, FakeDiscord
 
 
 @pytest.fixture

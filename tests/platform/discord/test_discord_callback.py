@@ -11,9 +11,9 @@ told "Something went wrong... try again".
 from __future__ import annotations
 
 from discord_harness import ALICE, BOB, DiscordBot, Reply, visible
-from fake_discord import CALLBACK, EPHEMERAL, Interaction
 
-from tests.faults import dropped, failed, rate_limited
+from bot.testing.fake_discord import CALLBACK, EPHEMERAL, Interaction
+from bot.testing.faults import dropped, failed, rate_limited
 
 RIGHT, WRONG = "✅ Right!", "❌ Not quite."
 SAVED = "Your answer is saved. Discord did not take my first reply, so here it is:"

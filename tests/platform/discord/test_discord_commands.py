@@ -25,13 +25,13 @@ from discord_harness import (
     make_app,
     with_button,
 )
-from fake_discord import APP_ID, FakeDiscord
 
 from bot.config import SetupError
 from bot.discord.client import QuizClient
 from bot.discord.permissions import POSTS
 from bot.discord.runner import run_discord, sync_commands
 from bot.discord.sync import PERMISSIONS, application_id_from_token, invite_url
+from bot.testing.fake_discord import APP_ID, FakeDiscord
 
 ADMIN_ONLY = "Only an admin can do that. On Discord that means the Manage Server permission."
 

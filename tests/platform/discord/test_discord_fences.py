@@ -27,12 +27,12 @@ import discord
 import pytest
 from discord.gateway import DiscordWebSocket
 from discord_harness import ALICE, BOB, BotFactory
-from fake_discord import BOT
 from packaging.requirements import Requirement
 from packaging.version import Version
 
 from bot.discord import buttons, callback, intake
 from bot.discord.client import QuizClient
+from bot.testing.fake_discord import BOT
 
 ROOT = Path(__file__).resolve().parents[3]
 ANSWER = buttons.ANSWER

@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 from discord_harness import ALICE, BOB, CAROL, CHANNEL, BotFactory, DiscordBot, Person
-from fake_discord import FakeDiscord, as_json
 
 from bot.domain.clock import ManualClock
+from bot.testing.fake_discord import FakeDiscord, as_json
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 SERVER = "discord:111111111111111111"

@@ -13,10 +13,10 @@ from discord_harness import (
     extra_followups,
     library,
 )
-from fake_discord import FakeDiscord
 
 from bot.decks.model import Choice, Deck, Question
 from bot.domain.run import run_order
+from bot.testing.fake_discord import FakeDiscord
 
 LONG = "Long text with *markdown* and _underscores_ " * 150  # ~6600 characters
 

@@ -19,9 +19,9 @@ from discord_harness import (
     extra_followups,
     visible,
 )
-from fake_discord import EPHEMERAL
 
 from bot.domain.errors import QuizError
+from bot.testing.fake_discord import EPHEMERAL
 
 
 async def test_post_is_an_embed_with_a_button_per_choice(bot: DiscordBot) -> None:

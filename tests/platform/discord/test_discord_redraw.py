@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 from discord_harness import ALICE, BOB, CAROL, DiscordBot
-from fake_discord import EDIT_MESSAGE
 
-from tests.faults import Fault, dropped, failed
+from bot.testing.fake_discord import EDIT_MESSAGE
+from bot.testing.faults import Fault, dropped, failed
 
 
 def footer(bot: DiscordBot, message_id: str) -> str:

@@ -19,12 +19,12 @@ from discord_harness import (
     Reply,
     form_of,
 )
-from fake_discord import EPHEMERAL, MODAL, Interaction
 
 from bot.discord.reports import form_values
 from bot.domain.clock import ManualClock
 from bot.domain.problems import Reason
 from bot.domain.review import card_key
+from bot.testing.fake_discord import EPHEMERAL, MODAL, Interaction
 
 SERVER = "discord:111111111111111111"
 THANKS = "Thank you: your report goes to this server's admins and the deck's authors."

@@ -21,7 +21,6 @@ from discord_harness import (
     extra_followups,
     team_deck,
 )
-from fake_discord import EPHEMERAL
 
 from bot.decks.model import DeckLibrary
 from bot.discord.review import review_id, topic_view
@@ -29,6 +28,7 @@ from bot.domain.clock import ManualClock
 from bot.domain.review import Card, Source, card_key, review_order
 from bot.domain.run import run_order
 from bot.presentation.review_messages import Weakest
+from bot.testing.fake_discord import EPHEMERAL
 
 MONDAY = datetime(2026, 3, 2, 10, 0, tzinfo=UTC)
 SERVER = "discord:111111111111111111"

@@ -4,9 +4,9 @@ interaction (so no token outlives its 15 minutes), feedback in place, a summary 
 from __future__ import annotations
 
 from discord_harness import BOB, DiscordBot, Reply, extra_followups
-from fake_discord import EPHEMERAL
 
 from bot.domain.run import run_order
+from bot.testing.fake_discord import EPHEMERAL
 
 
 def right_label(bot: DiscordBot, step: Reply) -> str:

@@ -16,10 +16,10 @@ from discord_harness import (
     Channel,
     DiscordBot,
 )
-from fake_discord import FakeDiscord
 
 from bot.discord.options import COMMON_ZONES, zones_matching
 from bot.domain.clock import ManualClock
+from bot.testing.fake_discord import FakeDiscord
 
 MONDAY = datetime(2026, 3, 2, 2, 0, tzinfo=UTC)  # 08:00 in Dhaka (UTC+6, no DST)
 AT_NINE = MONDAY + timedelta(hours=1)  # 09:00 in Dhaka

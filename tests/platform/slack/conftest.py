@@ -26,8 +26,8 @@ from bot.decks.model import Choice, Deck, DeckLibrary, Question
 from bot.domain.clock import Clock
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
-from tests.platform.slack.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack
-from tests.platform.slack.harness import SIGNING_SECRET, SlackTester
+from bot.testing.fake_slack import APP_TOKEN, BOT_TOKEN, FakeSlack
+from bot.testing.slack_requests import SIGNING_SECRET, SlackTester
 from tests.templates import seed_sqlite
 
 QUESTIONS = Path(__file__).resolve().parents[3] / "questions"

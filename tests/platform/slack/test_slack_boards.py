@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
-from tests.platform.slack.harness import all_text
 
 
 async def _answer(slack: Slack, post_id: int, user: str, *, right: bool, team: str = "T1") -> None:

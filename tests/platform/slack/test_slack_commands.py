@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from bot.testing.slack_requests import all_text, buttons
 from tests.platform.slack.conftest import SEED_DECK, TEST_DECK, Slack
-from tests.platform.slack.harness import all_text, buttons
 
 ADMIN_ONLY = (
     "Only an admin can do that. On Slack, workspace admins and owners (and the users in "

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from bot.domain.clock import ManualClock
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import SEED_DECK, TEST_DECK, Slack, SlackFactory
-from tests.platform.slack.harness import all_text
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 SEED_TITLE = "Model and Pipeline Parallelism Quiz"

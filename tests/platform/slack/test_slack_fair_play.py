@@ -4,8 +4,8 @@ open in another channel to close it there and read its answer."""
 
 from __future__ import annotations
 
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import TEST_DECK, Slack
-from tests.platform.slack.harness import all_text
 
 
 async def _click_right(slack: Slack, post_id: int, user: str) -> str:

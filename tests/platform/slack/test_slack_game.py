@@ -9,9 +9,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from bot.domain.clock import ManualClock
+from bot.testing.fake_slack import Call
+from bot.testing.slack_requests import all_text, buttons
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
-from tests.platform.slack.fake_slack import Call
-from tests.platform.slack.harness import all_text, buttons
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 PLAYERS = ("U1", "U2", "U3", "U4", "U5", "U6")

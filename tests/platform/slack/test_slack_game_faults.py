@@ -19,9 +19,9 @@ import pytest
 from aiohttp import web
 
 from bot.domain.clock import ManualClock
+from bot.testing.fake_slack import Call, FakeSlack
+from bot.testing.slack_requests import all_text, buttons
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
-from tests.platform.slack.fake_slack import Call, FakeSlack
-from tests.platform.slack.harness import all_text, buttons
 
 START = datetime(2026, 12, 4, 17, 0, tzinfo=UTC)
 

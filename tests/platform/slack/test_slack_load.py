@@ -6,8 +6,8 @@ import asyncio
 import math
 import time
 
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory, eventually
-from tests.platform.slack.harness import all_text
 
 USERS = 200
 

@@ -7,8 +7,8 @@ import re
 import aiohttp
 import pytest
 
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory, eventually
-from tests.platform.slack.harness import all_text
 
 
 async def _install(slack: Slack, session: aiohttp.ClientSession, team: str) -> None:

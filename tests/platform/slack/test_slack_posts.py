@@ -7,9 +7,9 @@ import json
 from typing import Any
 
 from bot.domain.review import card_key
+from bot.testing.fake_slack import Call
+from bot.testing.slack_requests import all_text, buttons
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
-from tests.platform.slack.fake_slack import Call
-from tests.platform.slack.harness import all_text, buttons
 
 
 def mrkdwn_texts(node: Any) -> list[str]:

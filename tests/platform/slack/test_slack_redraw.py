@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.faults import Fault, dropped, failed, rate_limited
+from bot.testing.fake_slack import FakeSlack
+from bot.testing.faults import Fault, dropped, failed, rate_limited
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import SlackFactory
-from tests.platform.slack.fake_slack import FakeSlack
-from tests.platform.slack.harness import all_text
 
 # More failures than the client's own retries outlast (bot.slack.client.retry_handlers).
 OUTAGES = {

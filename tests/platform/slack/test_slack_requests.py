@@ -10,8 +10,8 @@ from urllib.parse import urlencode, urlsplit
 import pytest
 
 from bot.service.quiz import Quiz
+from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import TEST_DECK, Slack
-from tests.platform.slack.harness import all_text
 
 STALE = "That button no longer belongs to an open question."
 

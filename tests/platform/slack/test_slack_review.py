@@ -15,8 +15,8 @@ from bot.domain.problems import Reason
 from bot.domain.review import card_key
 from bot.presentation.report_messages import digest_messages
 from bot.service.problem_digest import ProblemDigest
+from bot.testing.slack_requests import VERIFICATION_TOKEN, Sent, all_text, buttons
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
-from tests.platform.slack.harness import VERIFICATION_TOKEN, Sent, all_text, buttons
 
 SERVER = "slack:T1"
 

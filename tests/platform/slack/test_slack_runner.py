@@ -16,9 +16,9 @@ from bot.config import parse_config
 from bot.slack.app import SlackSetupError
 from bot.slack.delivery import SlackDelivery
 from bot.slack.runner import check_setup, run_slack
+from bot.testing.fake_slack import BOT_TOKEN
+from bot.testing.slack_requests import SIGNING_SECRET, SlackTester, all_text
 from tests.platform.slack.conftest import TEST_DECK, SlackFactory
-from tests.platform.slack.fake_slack import BOT_TOKEN
-from tests.platform.slack.harness import SIGNING_SECRET, SlackTester, all_text
 
 
 def _slash_payload(response_url: str, text: str) -> dict[str, str]:

@@ -6,8 +6,8 @@ from typing import Any
 
 from bot.domain.actor import Actor
 from bot.domain.run import run_order
+from bot.testing.slack_requests import all_text, buttons
 from tests.platform.slack.conftest import SEED_DECK, TEST_DECK, Slack
-from tests.platform.slack.harness import all_text, buttons
 
 
 async def _right_button(slack: Slack, blocks: list[dict[str, Any]]) -> dict[str, Any]:

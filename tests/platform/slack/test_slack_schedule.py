@@ -11,9 +11,9 @@ import pytest
 
 from bot.domain.clock import ManualClock
 from bot.slack.delivery import refusal
+from bot.testing.fake_slack import BOT_TOKEN, Call
+from bot.testing.slack_requests import all_text, buttons
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory, eventually
-from tests.platform.slack.fake_slack import BOT_TOKEN, Call
-from tests.platform.slack.harness import all_text, buttons
 from tests.platform.slack.test_slack_oauth import _install
 
 START = datetime(2026, 3, 2, 2, 0, tzinfo=UTC)  # Monday 08:00 in Dhaka

@@ -158,8 +158,7 @@ async def test_a_token_alone_runs_the_bot(tmp_path: Path) -> None:
     """`make run` with only DISCORD_TOKEN set: `quizbot run` starts Discord although the
     config says nothing about enabling it (here the config only points at the fake)."""
     sys.path.insert(0, str(ROOT / "tests" / "discord"))
-    from fake_discord import TOKEN, FakeDiscord
-
+    from bot.testing.fake_discord import TOKEN, FakeDiscord
     from tests.platform.discord.discord_harness import GUILD_1
 
     fake = FakeDiscord([GUILD_1])
