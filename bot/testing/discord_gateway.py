@@ -26,6 +26,7 @@ from typing import Any
 import discord
 from aiohttp import WSMsgType, web
 
+from bot.testing.activity import Activity
 from bot.testing.discord_wire import (
     APP_ID,
     BOT,
@@ -71,6 +72,8 @@ class Gateway:
         self._ids = itertools.count(1)
         self.command_puts: list[tuple[str | None, list[dict[str, Any]]]] = []
         self._changed = asyncio.Condition()
+        self.activity = Activity(long_lived=(GATEWAY_PATH, RESUME_PATH))
+        """REST calls in flight, and when the last call or gateway frame came: `until_idle`."""
         self.url = ""
 
     @property
@@ -87,6 +90,11 @@ class Gateway:
 
     def snowflake(self) -> str:
         return str(discord.utils.time_snowflake(datetime.now(UTC)) + next(self._ids))
+
+    async def until_idle(self, quiet: float = 0.3, within: float = 10.0) -> None:
+        """Waits until no REST call is in flight and nothing (call or frame) came for `quiet`
+        seconds: then what was coming has come (a test proving that nothing more arrives)."""
+        await self.activity.until_idle(quiet, within)
 
     async def until(self, check: Callable[[], bool], within: float = 10.0) -> None:
         """Waits until `check()` holds, re-checking after every request the bot makes."""
@@ -110,6 +118,7 @@ class Gateway:
                 continue
             frame = json.loads(msg.data)
             connection.ops.append(frame["op"])
+            self.activity.touch()
             if frame["op"] == HEARTBEAT:
                 await ws.send_json({"op": 11, "d": None, "s": None, "t": None})
                 continue

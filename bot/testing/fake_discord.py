@@ -140,9 +140,8 @@ class FakeDiscord(Gateway):
     # Running -------------------------------------------------------------
 
     async def start(self) -> None:
-        app = web.Application(
-            middlewares=[self._record, self.faults.middleware(route_of, fault_answer)]
-        )
+        faults = self.faults.middleware(route_of, fault_answer)
+        app = web.Application(middlewares=[self.activity.middleware, self._record, faults])
         api = API
         app.router.add_get(f"{api}/users/@me", self._me)
         app.router.add_get(f"{api}/oauth2/applications/@me", self._application)

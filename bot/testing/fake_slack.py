@@ -32,6 +32,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
+from bot.testing.activity import Activity
 from bot.testing.faults import Fault, FaultPlan, retry_after_header
 
 BOT_TOKEN = "xoxb-test-token"
@@ -97,6 +98,8 @@ class FakeSlack:
     responses: list[Posted] = field(default_factory=list)
     socket_received: list[dict[str, Any]] = field(default_factory=list)
     port: int = 0
+    activity: Activity = field(default_factory=lambda: Activity(long_lived=("/ws",)))
+    """Requests in flight and the last one's time: `until_idle` (bot/testing/activity.py)."""
     _changed: asyncio.Condition = field(default_factory=asyncio.Condition)
     _ts: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _sockets: list[web.WebSocketResponse] = field(default_factory=list)
@@ -107,7 +110,10 @@ class FakeSlack:
 
     async def start(self) -> None:
         application = web.Application(
-            middlewares=[self.faults.middleware(_route_of, self._fault_answer)]
+            middlewares=[
+                self.activity.middleware,
+                self.faults.middleware(_route_of, self._fault_answer),
+            ]
         )
         application.router.add_post("/api/{method}", self._api)
         application.router.add_get("/api/{method}", self._api)
@@ -142,6 +148,11 @@ class FakeSlack:
         """Waits until `predicate()` holds for what has been recorded."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(predicate), seconds)
+
+    async def until_idle(self, quiet: float = 0.3, within: float = 10.0) -> None:
+        """Waits until no call is in flight and none came for `quiet` seconds: then what
+        was coming has come (a test proving that nothing more arrives)."""
+        await self.activity.until_idle(quiet, within)
 
     def _fault_answer(self, fault: Fault) -> web.Response:
         """A planned fault, as Slack says it."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -189,6 +188,6 @@ async def test_a_click_acknowledged_after_three_seconds_is_answered_once(slack: 
     sent = await slack.tester.click("quiz_reset_yes", "s:1", user="USLOWADMIN")
     assert sent.status == 200 and sent.elapsed > 3.0
     first = all_text((await slack.fake.reply(sent.key))["blocks"])
-    await asyncio.sleep(0.5)  # a second answer would follow at once
+    await slack.fake.until_idle(quiet=0.5)  # a second answer would follow at once
     assert len(slack.fake.replies(sent.key)) == 1, slack.fake.replies(sent.key)
     assert "no longer" not in first.lower() and "out of date" not in first.lower(), first

@@ -138,7 +138,7 @@ async def test_many_clicks_in_one_interval_become_one_or_two_updates(
         await slack.fake.reply(sent.key)
     assert asyncio.get_running_loop().time() - started < 1.0  # all inside one interval
     await slack.fake.until(lambda: bool(slack.fake.api("chat.update")))
-    await asyncio.sleep(1.5)  # a second interval: any straggling redraw lands
+    await slack.fake.until_idle(quiet=1.2)  # past an interval: any straggling redraw lands
     await slack.bot.posts.flush()
     updates = slack.fake.api("chat.update")
     assert 1 <= len(updates) <= 2, len(updates)
@@ -166,7 +166,7 @@ async def test_a_redraw_waiting_out_a_rate_limit_never_overwrites_the_reveal(
         return [u for u in slack.fake.api("chat.update") if u.status == 200]
 
     await slack.fake.until(lambda: len(sent()) >= 2)
-    await asyncio.sleep(0.3)  # nothing else arrives
+    await slack.fake.until_idle(quiet=0.3)  # nothing else arrives
     updates = slack.fake.api("chat.update")
     assert [u.status for u in updates] == [429, 200, 200]
     redraw, reveal = updates[1], updates[2]
