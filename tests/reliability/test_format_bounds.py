@@ -2,8 +2,8 @@
 file the import accepts (10 MiB, or the most questions a format's own limit lets in) in the
 shape that was, or could be, its worst, and must simply finish. No timing assertions: a
 quadratic reader takes hours on these, and pytest's own time shows the rest. The times each
-took when written are in the issue 36 report; `python -m tests.unit.formats.test_bounds` prints
-them.
+took when written are in the issue 36 report; `python -m tests.reliability.test_format_bounds`
+prints them.
 Together they take two to three minutes on the shared two-core machine.
 """
 
