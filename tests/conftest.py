@@ -23,7 +23,7 @@ from tests.databases import POSTGRES_URL, SHARED, db, store
 __all__ = ["db", "store"]
 
 SKIP_POSTGRES = os.environ.get("QUIZBOT_TEST_POSTGRES", "").strip().lower() == "skip"
-POSTGRES_FIXTURES = {"pg_schema", "pg"}
+POSTGRES_FIXTURES = {"pg_schema", "pg", "pg_database"}
 """Fixtures that open the test PostgreSQL themselves (besides `db`/`store`/`any_store` run
 with the "postgresql" parameter)."""
 
