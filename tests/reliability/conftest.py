@@ -169,7 +169,7 @@ HANG_SECONDS = 3.0
 
 
 def fault_named(name: str) -> Fault:
-    """The faults these tests name, as tests/faults.py plans them: "429" (Retry-After 1),
+    """The faults these tests name, as bot/testing/faults.py plans them: "429" (Retry-After 1),
     "500", "500-done" (the call is done, then answered 500), "hang" (no answer for
     HANG_SECONDS), "close" (the connection is closed without an answer)."""
     return {
