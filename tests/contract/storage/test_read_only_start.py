@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from bot.storage import open_store
+from bot.testing.fake_discord import TOKEN  # shaped as a real one: the check comes first
 from tests.contract.storage.faults import read_only_url, writable_again
-from tests.platform.discord.fake_discord import TOKEN  # shaped as a real one: the check comes first
 
 
 def quizbot(folder: Path, url: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 
 from bot.bootstrap import run_platforms
+from bot.testing.fake_discord import FakeDiscord
 from tests.platform.discord.discord_harness import ALICE, DiscordBot, make_app
-from tests.platform.discord.fake_discord import FakeDiscord
 
 
 async def test_a_discord_bot_serves_health_and_metrics_on_the_ops_port(
