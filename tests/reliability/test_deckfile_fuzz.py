@@ -74,7 +74,7 @@ def test_any_bytes(tmp_path: Path, raw: bytes) -> None:
     junk=st.text(alphabet="{}[]:&*!|>-'\"\n\t #%@`", max_size=10),
 )
 def test_a_real_deck_cut_and_spliced(tmp_path: Path, cut: int, junk: str) -> None:
-    seed = Path(__file__).resolve().parents[1] / "questions" / "model-pipeline-parallelism.yaml"
+    seed = Path(__file__).resolve().parents[2] / "questions" / "model-pipeline-parallelism.yaml"
     text = seed.read_text(encoding="utf-8")
     cut = min(cut * 7, len(text))
     path = tmp_path / "fuzz.yaml"

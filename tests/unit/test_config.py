@@ -13,7 +13,7 @@ def write(tmp_path: Path, body: str) -> Path:
     return path
 
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_defaults_without_a_file(tmp_path: Path) -> None:
@@ -131,7 +131,7 @@ def test_secrets_come_from_the_environment_and_never_print(tmp_path: Path) -> No
 
 
 def test_the_example_config_is_valid_and_equals_the_defaults(tmp_path: Path) -> None:
-    example = Path(__file__).parents[1] / "config.example.toml"
+    example = Path(__file__).parents[2] / "config.example.toml"
     config = load_config(str(example), env={}, cwd=tmp_path)
     defaults = load_config(None, env={}, cwd=tmp_path)
     assert config.file == defaults.file

@@ -12,7 +12,7 @@ from bot.bootstrap import DeckError, build_app
 from bot.config import load_config
 from bot.decks.loading import load_decks
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SHIPPED = ROOT / "questions"
 
 DECK = """title: "{title}"

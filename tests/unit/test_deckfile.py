@@ -21,7 +21,7 @@ from bot.decks.schema import deck_json_schema
 DECKS = Path(__file__).resolve().parents[1] / "decks"
 GOOD = DECKS / "good"
 BROKEN = DECKS / "broken"
-SHIPPED = Path(__file__).resolve().parents[1] / "questions"
+SHIPPED = Path(__file__).resolve().parents[2] / "questions"
 
 
 def load_one(path: Path) -> tuple[Deck | None, list[Problem]]:

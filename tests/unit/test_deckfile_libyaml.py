@@ -21,7 +21,7 @@ from bot.decks.loading import DeckReport, load_decks
 pytestmark = pytest.mark.skipif(not yaml.__with_libyaml__, reason="PyYAML built without libyaml")
 
 DECKS = Path(__file__).resolve().parents[1] / "decks"
-SEED = Path(__file__).resolve().parents[1] / "questions" / "model-pipeline-parallelism.yaml"
+SEED = Path(__file__).resolve().parents[2] / "questions" / "model-pipeline-parallelism.yaml"
 FIXTURES = sorted([SEED, *DECKS.rglob("*.yaml"), *DECKS.rglob("*.yml")])
 SETTINGS = settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]

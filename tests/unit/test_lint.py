@@ -14,7 +14,7 @@ from bot.decks.loading import load_decks
 
 CLEAN = Path(__file__).resolve().parents[1] / "decks" / "lint" / "clean.yaml"
 Q = '"'
-SHIPPED = Path(__file__).resolve().parents[1] / "questions"
+SHIPPED = Path(__file__).resolve().parents[2] / "questions"
 
 
 def plant(tmp_path: Path, *swaps: tuple[str, str]) -> Path:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bot.decks.loading import load_decks
 
-QUESTIONS = Path(__file__).resolve().parents[1] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
 SEED = QUESTIONS / "model-pipeline-parallelism.yaml"
 
 

@@ -18,7 +18,7 @@ import pytest
 
 from tests.reliability.processes.test_play import environ
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def quizbot(folder: Path, *args: str, answers: str = "") -> subprocess.CompletedProcess[str]:

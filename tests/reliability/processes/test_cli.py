@@ -59,7 +59,7 @@ def test_a_bad_config_key_is_named(tmp_path: Path) -> None:
 
 
 def test_export_after_a_terminal_game(tmp_path: Path) -> None:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     config = f'[questions]\npaths = ["{root / "questions"}"]\n'
     (tmp_path / "config.toml").write_text(config, encoding="utf-8")
     played = subprocess.run(
@@ -95,7 +95,7 @@ def test_export_after_a_terminal_game(tmp_path: Path) -> None:
 
 
 def test_forget_deletes_a_players_answers(tmp_path: Path) -> None:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     config = f'[questions]\npaths = ["{root / "questions"}"]\n'
     (tmp_path / "config.toml").write_text(config, encoding="utf-8")
     for name in ("mitu", "rafi"):

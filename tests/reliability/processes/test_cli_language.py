@@ -18,7 +18,7 @@ import pytest
 
 from tests.reliability.processes.test_play import BN_TITLE, EN_TITLE, SEED_DECK, environ
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ENGLISH = "Your answer (A, B, C, D, q to stop): "
 BENGALI = "আপনার উত্তর (A, B, C, D, থামতে q): "
 

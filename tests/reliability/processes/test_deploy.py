@@ -20,7 +20,7 @@ import yaml
 from bot.config import load_config
 from bot.storage.url import database_url
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SECRETS = {
     "SLACK_BOT_TOKEN",
     "SLACK_SIGNING_SECRET",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from setuptools import find_namespace_packages
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def pyproject() -> dict[str, object]:

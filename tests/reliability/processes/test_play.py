@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SEED = ROOT / "questions" / "model-pipeline-parallelism.yaml"
 SEED_DECK = "model-pipeline-parallelism"
 """With more than one deck shipped, the tests take the seed deck by name."""

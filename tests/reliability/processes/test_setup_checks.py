@@ -15,7 +15,7 @@ import pytest
 from bot.config import parse_config
 from bot.slack.setup import SlackUnreachable, verify_credentials
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 DISCORD = "OTAwMDAwMDAwMDAwMDAwMDAx.G7xYzA.a-well-shaped-token-that-goes-nowhere"
 
 

@@ -16,7 +16,7 @@ from bot.bootstrap import build_app
 from bot.config import load_config
 from tests.reliability.processes.test_play import environ
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "team-decks.md"
 
 
