@@ -168,7 +168,8 @@ def test_import_writes_into_the_deck_folder_not_the_shipped_decks(tmp_path: Path
     clone.mkdir()
     (clone / "questions").symlink_to(ROOT / "questions")
     (clone / "decks").mkdir()
-    sample = ROOT / "tests" / "formats" / "fixtures" / "moodle" / "aiken" / "questions.aiken.txt"
+    fixtures = ROOT / "tests" / "unit" / "formats" / "fixtures"
+    sample = fixtures / "moodle" / "aiken" / "questions.aiken.txt"
     stray = ROOT / "questions" / "ours.yaml"
     try:
         imported = quizbot(clone, "import", str(sample), "--id", "ours")
