@@ -9,7 +9,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from bot.service.quiz import Quiz
+from bot.service.answering import Answering
 from bot.testing.slack_requests import all_text
 from tests.platform.slack.conftest import TEST_DECK, Slack
 
@@ -221,7 +221,7 @@ async def test_an_unexpected_error_is_logged_and_apologised_for(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(Quiz, "answer", broken)
+    monkeypatch.setattr(Answering, "answer", broken)
     sent = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0")
     assert sent.status == 200
     reply = await slack.fake.reply(sent.key)
