@@ -10,7 +10,7 @@ DEV_STAMP := $(VENV)/.dev-$(HASH)
 # -qq: only errors; pip's own notices are not what a newcomer came to read.
 PIP := $(BIN)/pip install -qq --disable-pip-version-check
 
-.PHONY: run test lint bench bench-full clean
+.PHONY: run test unit contract platform reliability lint bench bench-full clean
 
 $(BIN)/python:
 	@$(PY) -c 'import sys; sys.exit("quizbot needs Python 3.11 or newer") if sys.version_info < (3, 11) else None'
@@ -47,6 +47,12 @@ lint: $(DEV_STAMP)
 # Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy.
 test: lint
 	$(BIN)/pytest -q
+
+# One level of the test pyramid (tests/README.md): unit, seconds, no database server;
+# contract, each store on SQLite and PostgreSQL; platform, the real bolt and discord.py
+# against the test servers; reliability, processes, crashes and faults. No lint.
+unit contract platform reliability: $(DEV_STAMP)
+	$(BIN)/pytest -q tests/$@
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m bench --quick

@@ -25,8 +25,7 @@ from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
 from bot.discord.client import INTENTS, QuizClient, use_endpoints
 from bot.observability.logs import configure
-
-TOKEN = "OTAwMDAwMDAwMDAwMDAwMDAx.G7xYzA.fake-discord-bot-token-for-tests"  # fake_discord.py's
+from bot.testing.fake_discord import TOKEN
 
 
 class BareClient(discord.AutoShardedClient):

@@ -1,5 +1,5 @@
 """3. The same through the Discord adapter: INTERACTION_CREATE in over the gateway of the
-test server (tests/discord/fake_discord.py, run here), the bot's first interaction callback
+test server (bot/testing/fake_discord.py, run here), the bot's first interaction callback
 (its ack) and its private reply (the callback's message, or the follow-up after a deferral)
 out over REST. 200 and 1,000 clicks at once, each by a different member.
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -26,12 +25,9 @@ from aiohttp import web
 
 from bench.latency import Burst, answers_stored, burst_figures, take_turns
 from bench.procs import child
-from bench.report import ROOT, Figure, failed
-
-sys.path.insert(0, str(ROOT / "tests" / "discord"))  # the harness imports its fake by name
-
-from discord_harness import GUILD_1, DiscordBot, Person
-from fake_discord import FakeDiscord, Interaction
+from bench.report import Figure, failed
+from bot.testing.discord_users import GUILD_1, DiscordUsers, Person
+from bot.testing.fake_discord import FakeDiscord, Interaction
 
 SECTION = "3 discord"
 DECK = "model-pipeline-parallelism"
@@ -100,7 +96,11 @@ def _copied_message(fake: FakeDiscord, question: dict[str, Any]) -> dict[str, An
 
 
 async def burst(
-    bot: DiscordBot, fake: TimedFakeDiscord, message: dict[str, Any], clicks: int, first_person: int
+    bot: DiscordUsers,
+    fake: TimedFakeDiscord,
+    message: dict[str, Any],
+    clicks: int,
+    first_person: int,
 ) -> Burst:
     custom_ids = [c["custom_id"] for row in message["components"] for c in row["components"]]
     payloads = [
@@ -127,7 +127,7 @@ class Target:
 
     kind: str
     fake: TimedFakeDiscord
-    bot: DiscordBot
+    bot: DiscordUsers
     message: dict[str, Any]
     post_id: int | None
     folder: Path
@@ -156,7 +156,7 @@ async def started(kind: str, question: dict[str, Any] | None = None) -> AsyncIte
             str(folder),
             log=folder / "bot.log",
         ):
-            bot = DiscordBot(fake, None, None, None)  # type: ignore[arg-type]
+            bot = DiscordUsers(fake)
             post_id = None
             if kind == "quiz":
                 reply = await bot.run("quiz", "post", deck=DECK)

@@ -56,7 +56,7 @@ async def _deadline(folder: Path, post_id: int) -> float:
 
 
 async def measure() -> list[Figure]:
-    from discord_harness import GUILD_1, DiscordBot, Person  # sys.path set by discord_bench
+    from bot.testing.discord_users import GUILD_1, DiscordUsers, Person
 
     fake = RevealTimedFake([GUILD_1])
     await fake.start()
@@ -70,7 +70,7 @@ async def measure() -> list[Figure]:
             str(folder),
             log=folder / "bot.log",
         ):
-            bot = DiscordBot(fake, None, None, None)  # type: ignore[arg-type]
+            bot = DiscordUsers(fake)
             await bot.run("quiz", "start", subgroup="game", deck=DECK, questions=1, seconds=SECONDS)
             await fake.until(
                 lambda: any(m["components"] for m in fake.posts_in(333333333333333333)), 30

@@ -31,8 +31,8 @@ from bot.observability.logs import configure
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.client import web_client
 from bot.slack.runner import serve
-from tests.slack.fake_slack import BOT_TOKEN
-from tests.slack.harness import SIGNING_SECRET
+from bot.testing.fake_slack import BOT_TOKEN
+from bot.testing.slack_requests import SIGNING_SECRET
 
 
 def config_text(api_url: str, folder: Path, port: int) -> str:

@@ -2,7 +2,7 @@
 and 1,000 clicks at once (each a different person, on one posted question).
 
 The bot runs in a child process (`bench.slack_app`) against the test suite's fake Slack Web
-API (tests/slack/fake_slack.py), which runs here, in the load generator, and stamps when
+API (bot/testing/fake_slack.py), which runs here, in the load generator, and stamps when
 each private reply reaches its response_url. Baselines, in identical child processes: a bare
 slack-bolt app that only acks (for the ack figures), and one that acks and then posts a
 fixed reply (for the reply figures). The three run side by side and take their bursts in
@@ -32,8 +32,8 @@ from slack_sdk.signature import SignatureVerifier
 from bench.latency import Burst, answers_stored, burst_figures, take_turns
 from bench.procs import child
 from bench.report import Figure, failed
-from tests.slack.fake_slack import FakeSlack
-from tests.slack.harness import SIGNING_SECRET, SlackTester, buttons
+from bot.testing.fake_slack import FakeSlack
+from bot.testing.slack_requests import SIGNING_SECRET, SlackTester, buttons
 
 SECTION = "2 slack"
 DECK = "model-pipeline-parallelism"

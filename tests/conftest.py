@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+from pathlib import Path
 
 import pytest
 
-from tests.storage.databases import POSTGRES_URL, db, store
+from tests.databases import POSTGRES_URL, SHARED, db, store
 
 __all__ = ["db", "store"]
 
@@ -49,7 +50,22 @@ def postgres_problem(url: str) -> str | None:
     return None
 
 
+LEVELS = ("unit", "contract", "platform", "reliability")
+"""The folders of tests/, each a marker and a make target (tests/README.md)."""
+TESTS = Path(__file__).resolve().parent
+
+
+def mark_levels(items: list[pytest.Item]) -> None:
+    for item in items:
+        parts = item.path.relative_to(TESTS).parts if item.path.is_relative_to(TESTS) else ()
+        if parts and parts[0] in LEVELS:
+            item.add_marker(parts[0])
+        if needs_postgres(item):
+            item.add_marker("postgresql")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    mark_levels(items)
     wanted = [item for item in items if needs_postgres(item)]
     if not wanted:
         return
@@ -66,6 +82,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             f"{len(wanted)} tests out: QUIZBOT_TEST_POSTGRES=skip make test",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    SHARED.close()
 
 
 def pytest_report_header(config: pytest.Config) -> str:

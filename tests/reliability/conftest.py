@@ -1,7 +1,7 @@
 """Reliability and security of the Slack side: the real bot (in this process, or as the
 `quizbot run` subprocess) against a local fake of Slack that can fail on purpose.
 
-- `FaultySlack`: tests/slack/fake_slack.py's FakeSlack, whose fault plan (tests/faults.py)
+- `FaultySlack`: bot/testing/fake_slack.py's FakeSlack, whose fault plan (bot/testing/faults.py)
   queues faults per Web API method (or "response_url"): a 429 with Retry-After, a 500, a hang
   past the client's timeout, a connection closed without an answer. Every attempt is counted.
 - `make_live`: build_app + build_slack + web_app on loopback, on a SQLite file or a store the
@@ -48,14 +48,14 @@ from bot.service.ports import QuizStore
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
 from bot.storage import database_url
-from tests.faults import Fault, dropped, failed, hung, rate_limited
-from tests.slack.fake_slack import FakeSlack, Workspace
-from tests.slack.harness import SIGNING_SECRET, SlackTester
-from tests.storage.databases import (
+from bot.testing.fake_slack import FakeSlack, Workspace
+from bot.testing.faults import Fault, dropped, failed, hung, rate_limited
+from bot.testing.slack_requests import SIGNING_SECRET, SlackTester
+from tests.contract.storage.test_store_outage import Proxy
+from tests.databases import (
     POSTGRES_URL,
     pg_schema,  # noqa: F401 (a fixture)
 )
-from tests.storage.test_store_outage import Proxy
 
 # Distinctive secrets: the log checks look for these exact strings.
 BOT_TOKEN = "xoxb-4242-reliability-bot-token-0123456789"
@@ -169,7 +169,7 @@ HANG_SECONDS = 3.0
 
 
 def fault_named(name: str) -> Fault:
-    """The faults these tests name, as tests/faults.py plans them: "429" (Retry-After 1),
+    """The faults these tests name, as bot/testing/faults.py plans them: "429" (Retry-After 1),
     "500", "500-done" (the call is done, then answered 500), "hang" (no answer for
     HANG_SECONDS), "close" (the connection is closed without an answer)."""
     return {
@@ -184,7 +184,7 @@ def fault_named(name: str) -> Fault:
 @dataclass
 class FaultySlack(FakeSlack):
     """FakeSlack with the reliability tests' token, closing each connection after its
-    answer; its fault plan (`faults`, tests/faults.py) makes calls fail on purpose."""
+    answer; its fault plan (`faults`, bot/testing/faults.py) makes calls fail on purpose."""
 
     def __post_init__(self) -> None:
         self.tokens = {BOT_TOKEN: Workspace("T1")}

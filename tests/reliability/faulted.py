@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from typing import Any
 
+from bot.testing.slack_requests import all_text
 from tests.reliability.conftest import (
     DECK,
     LETTERS,
@@ -32,7 +33,6 @@ from tests.reliability.platforms import (
     SlackSocket,
     Transport,
 )
-from tests.slack.harness import all_text
 
 from discord_harness import ADMIN, ALICE, CHANNEL, visible  # isort: skip
 

@@ -24,6 +24,8 @@ from urllib.parse import urlencode
 
 import aiohttp
 
+from bot.testing.fake_slack import APP_TOKEN
+from bot.testing.slack_requests import SlackTester
 from tests.reliability.conftest import (
     DECK,
     LETTERS,
@@ -35,14 +37,13 @@ from tests.reliability.conftest import (
     post_id_of,
     reply_text,
 )
-from tests.slack.fake_slack import APP_TOKEN
-from tests.slack.harness import SlackTester
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discord"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "platform" / "discord"))
 
 from discord_harness import GUILD_1, DiscordBot, Person
-from fake_discord import TOKEN as DISCORD_TOKEN
-from fake_discord import FakeDiscord, Interaction
+
+from bot.testing.fake_discord import TOKEN as DISCORD_TOKEN
+from bot.testing.fake_discord import FakeDiscord, Interaction
 
 ANSWERED = re.compile(r"(\d+) answered")
 

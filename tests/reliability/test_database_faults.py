@@ -10,7 +10,7 @@ production:
   with prlimit, as any process of the same user may); a full filesystem needs root to make;
 - SQLite read-only: the file's mode (chmod 0444), or, as root (whom no mode stops), SQLite's
   read-only open; a running bot keeps the file open for writing whatever its mode becomes,
-  so this fault meets the bot when it starts (tests/storage covers a store whose
+  so this fault meets the bot when it starts (tests/contract/storage covers a store whose
   connections reopen while the file is read-only).
 
 For each: every click the fault refused was told "try again" and is not stored; every click
@@ -39,6 +39,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.storage import database_url, open_store
+from tests.contract.storage.faults import hold_write_lock, read_only, read_only_url, writable_again
+from tests.contract.storage.test_store_outage import Proxy
 from tests.reliability.conftest import (
     DECK,
     RIGHT,
@@ -50,8 +52,6 @@ from tests.reliability.conftest import (
     eventually,
 )
 from tests.reliability.platforms import Click, DiscordGateway, Paced, SlackHttp, Transport
-from tests.storage.faults import hold_write_lock, read_only, read_only_url, writable_again
-from tests.storage.test_store_outage import Proxy
 
 TRANSPORTS = {t.name: t for t in (SlackHttp, DiscordGateway)}
 BEFORE = 6
@@ -266,7 +266,7 @@ async def test_sqlite_full_mid_burst(transport: Transport, tmp_path: Path) -> No
     """The system refuses the bot's writes to its files, as a full disk does; it says
     "file too large" (EFBIG), which SQLite reports as an I/O error, where a full disk's
     ENOSPC is SQLITE_FULL: both are the same "try again" (SQLite's own SQLITE_FULL is met by
-    the store's tests, tests/storage/test_store_trouble.py)."""
+    the store's tests, tests/contract/storage/test_store_trouble.py)."""
     db = tmp_path / "full.db"
     bot = await start(transport, db)
     assert bot.proc is not None

@@ -1,7 +1,7 @@
 """Database trouble seen from Slack: a click is still acknowledged, its user is told politely
 to click again, nothing is stored for it, and the bot recovers by itself (no restart).
 
-PostgreSQL sits behind the cuttable TCP proxy of tests/storage/test_store_outage.py; SQLite
+PostgreSQL sits behind the cuttable TCP proxy of tests/contract/storage/test_store_outage.py; SQLite
 is locked by another process, as a backup or a second bot would.
 """
 
@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from bot.storage import open_store
+from tests.contract.storage.test_store_outage import hold_lock
 from tests.reliability.conftest import (
     RIGHT,
     TRY_AGAIN,
@@ -22,7 +23,6 @@ from tests.reliability.conftest import (
     reply_text,
     send_click,
 )
-from tests.storage.test_store_outage import hold_lock
 
 BEFORE, DURING = 10, 10
 

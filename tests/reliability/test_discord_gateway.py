@@ -14,7 +14,7 @@ from tests.reliability.conftest import answers_by_user
 from tests.reliability.discord_live import fake, make_bot
 
 from discord_harness import BotFactory, DiscordBot, Person  # isort: skip
-from fake_discord import (  # isort: skip
+from bot.testing.fake_discord import (  # isort: skip
     GATEWAY_PATH,
     IDENTIFY,
     RESUME,

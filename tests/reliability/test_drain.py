@@ -15,6 +15,7 @@ from pathlib import Path
 import aiohttp
 
 from bot.storage import open_store
+from bot.testing.slack_requests import SlackTester
 from tests.reliability.conftest import (
     DECK,
     QUESTION,
@@ -26,7 +27,6 @@ from tests.reliability.conftest import (
     eventually,
     post_id_of,
 )
-from tests.slack.harness import SlackTester
 
 USERS = 200
 TERM_AFTER = 40  # acks before the SIGTERM

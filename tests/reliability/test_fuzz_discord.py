@@ -38,7 +38,7 @@ from discord_harness import (  # isort: skip
     visible,
     with_button,
 )
-from fake_discord import EPHEMERAL, FakeDiscord, Interaction  # isort: skip
+from bot.testing.fake_discord import EPHEMERAL, FakeDiscord, Interaction  # isort: skip
 
 __all__ = ["fake", "make_bot"]  # fixtures
 EXAMPLES = 50

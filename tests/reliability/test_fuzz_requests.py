@@ -26,6 +26,7 @@ from hypothesis import strategies as st
 from slack_bolt.request.async_request import AsyncBoltRequest
 
 from bot.slack.commands import parse
+from bot.testing.slack_requests import SlackTester
 from tests.reliability.conftest import (
     SECRET,
     Live,
@@ -33,7 +34,6 @@ from tests.reliability.conftest import (
     assert_no_traceback,
     settle,
 )
-from tests.slack.harness import SlackTester
 
 EXAMPLES = 150
 SETTINGS = settings(

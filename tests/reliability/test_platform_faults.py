@@ -1,6 +1,6 @@
 """Platform faults end to end (issue 32, Deliver 3's platform half): the real `quizbot run`
 against the local Slack or Discord, which fails on purpose through its fault plan
-(tests/faults.py), one fault per test, on each platform where the fault exists; the
+(bot/testing/faults.py), one fault per test, on each platform where the fault exists; the
 burst faults on SQLite and on PostgreSQL.
 
 Each test ends with the same checks once the fault is over (`Channel.after_the_fault`):
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults import FaultPlan, dropped, failed, rate_limited
+from bot.testing.faults import FaultPlan, dropped, failed, rate_limited
 from tests.reliability.conftest import Database, eventually
 from tests.reliability.faulted import VERDICTS, Channel
 from tests.reliability.platforms import TRANSPORTS, Paced, Transport
 
-from fake_discord import CALLBACK, EDIT_MESSAGE, POST_MESSAGE  # isort: skip
+from bot.testing.fake_discord import CALLBACK, EDIT_MESSAGE, POST_MESSAGE  # isort: skip
 
 Open = Callable[[str], Awaitable[Channel]]
 SLACK_ROUTES = {"post": "chat.postMessage", "edit": "chat.update"}

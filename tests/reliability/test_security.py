@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 from slack_sdk.models.blocks import Block
 
 from bot.slack.dedup import SeenSignatures
+from bot.testing.slack_requests import VERIFICATION_TOKEN
 from tests.reliability.conftest import (
     ADMIN_ONLY,
     DECK,
@@ -38,7 +39,6 @@ from tests.reliability.conftest import (
     settle,
     write_decks,
 )
-from tests.slack.harness import VERIFICATION_TOKEN
 
 FORM = "application/x-www-form-urlencoded"
 
@@ -115,7 +115,7 @@ async def test_forged_signatures_are_refused(make_live: LiveFactory) -> None:
     statuses["body changed after signing"] = body_changed.status
     print(f"\nforged: {len(statuses)} variants -> {sorted(set(statuses.values()))}")
     assert set(statuses.values()) == {401}, statuses
-    await asyncio.sleep(0.3)
+    await live.fake.until_idle(quiet=0.3)  # what a forged click set going has come
     assert await live.app.store.answer_count(post_id) == 0
     assert not live.fake.replies(key)
 
@@ -151,7 +151,7 @@ async def test_a_replayed_slash_command_posts_once(make_live: LiveFactory) -> No
     )
     assert statuses == [200, 200, 200]
     await eventually(lambda: bool(live.fake.successful("chat.postMessage")))
-    await asyncio.sleep(0.3)
+    await live.fake.until_idle(quiet=0.3)  # a second post would have come by now
     posted = live.fake.successful("chat.postMessage")
     print(f"\nreplayed /quiz post: statuses {statuses}, {len(posted)} question(s) posted")
     assert len(posted) == 1

@@ -13,8 +13,8 @@ import pytest
 from slack_sdk.signature import SignatureVerifier
 
 from bot.storage import open_store
+from bot.testing.slack_requests import VERIFICATION_TOKEN
 from tests.reliability.conftest import SECRET, LiveFactory, settle
-from tests.slack.harness import VERIFICATION_TOKEN
 
 
 def _home_opened(event_id: str) -> str:
