@@ -30,7 +30,7 @@ from bot.service.suggestions import FormRefused, Suggestions
 from bot.storage.memory import MemoryStore
 from bot.storage.memory_suggestions import MemorySuggestions
 
-QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
+QUESTIONS = Path(__file__).resolve().parents[3] / "questions"
 SERVER = "slack:T1"
 ANA = Actor(SERVER, "U1")
 ADMIN = Actor(SERVER, "UA", is_admin=True)
