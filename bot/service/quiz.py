@@ -36,6 +36,10 @@ from bot.service.learning import Learning
 from bot.service.ports import QuizStore
 from bot.service.runs import Runs
 
+POSTS_KEPT = 256
+"""Posts whose record clicks read from memory (`Quiz._post_of`): the posts a burst is on.
+A click on one forgotten costs one read."""
+
 
 @dataclass
 class Quiz(DeckChoice, Runs, Learning, Authoring):
@@ -185,7 +189,7 @@ class Quiz(DeckChoice, Runs, Learning, Authoring):
 
     def _remember(self, post_id: int, post: asyncio.Future[PostRecord | None]) -> None:
         self._posts[post_id] = post
-        if len(self._posts) > 1024:
+        if len(self._posts) > POSTS_KEPT:
             self._posts.popitem(last=False)
 
     async def answer(
