@@ -156,6 +156,7 @@ async def soak(platform: str, kind: str, plan: Plan) -> dict[str, Any]:
         await posts(driver, crowd, plan.warm_bursts, 1000)
         await posts(driver, crowd, plan.warm_posts, 20)
         trend = [await heap(driver.proc, "read")]
+        trimmed = [await heap(driver.proc, "trim")]
         lap("warm_up")
         answered = 0
         step = max(1, plan.click_posts // 5)
@@ -168,6 +169,8 @@ async def soak(platform: str, kind: str, plan: Plan) -> dict[str, Any]:
         for done in range(0, plan.posts, step):
             answered += await posts(driver, crowd, min(step, plan.posts - done), 5)
             trend.append(await heap(driver.proc, "read"))
+        types = (await heap(driver.proc, "types"))["types"]
+        trimmed.append(await heap(driver.proc, "trim"))
         lap("posts")
         marked: dict[str, Any] | None = None
         final: dict[str, Any] = {}
@@ -183,9 +186,11 @@ async def soak(platform: str, kind: str, plan: Plan) -> dict[str, Any]:
             lap("traced")
         return {
             "rss": [t["rss_mib"] for t in trend],
+            "trimmed": [t["rss_mib"] for t in trimmed],
             "clicked": clicked,
             "heap_mib": final["traced_mib"] - marked["traced_mib"] if marked else None,
             "top": final.get("top", []),
+            "types": types,
             "answered": answered,
             "seconds": seconds,
         }
@@ -202,8 +207,10 @@ def figures(platform: str, kind: str, plan: Plan, got: dict[str, Any]) -> list[F
         "seconds": got["seconds"],
         "traced_run": f"{bursts * 1000 + small * 5:,} clicks, {bursts + small} posts",
         "top_growing_sites": got["top"],
+        "top_growing_types": got["types"],
     }
     grown = max(rss) - rss[0]
+    kept = got["trimmed"][1] - got["trimmed"][0]
     per_clicks = (rss[clicked] - rss[0]) / (plan.click_posts * 1000) * 10_000
     per_posts = (rss[-1] - rss[clicked]) / plan.posts * 100
     note = f"{plan.clicks:,} clicks, {plan.click_posts + plan.posts:,} posts after the warm-up"
@@ -232,6 +239,15 @@ def figures(platform: str, kind: str, plan: Plan, got: dict[str, Any]) -> list[F
             SECTION, f"{name}: RSS growth per 10,000 clicks", per_clicks * 1024, "KiB", None, ""
         ),
         Figure(SECTION, f"{name}: RSS growth per 100 posts", per_posts * 1024, "KiB", None, ""),
+        Figure(
+            SECTION,
+            f"{name}: RSS growth, the allocator's free pages returned",
+            kept,
+            "MiB",
+            None,
+            "",
+            note="RSS after malloc_trim(0), at the end less after the warm-up",
+        ),
         *traced,
     ]
 
@@ -252,11 +268,27 @@ async def run(quick: bool, only: list[str] | None = None) -> list[Figure]:
     return out
 
 
-if __name__ == "__main__":  # python -m bench.soak [--full] [slack-sqlite ...]: one section
-    import json
-    import sys
+def main() -> None:
+    """`python -m bench.soak [--full] [--out PATH] [slack-sqlite ...]`: this section alone
+    (all four runs unless named), its figures written as `python -m bench` writes them."""
+    import argparse
 
-    args = sys.argv[1:]
-    found = asyncio.run(run("--full" not in args, [a for a in args if a != "--full"]))
-    for f in found:
-        print(json.dumps(f.as_json()))
+    from bench.databases import postgres_version
+    from bench.report import machine, table, write_results
+
+    parser = argparse.ArgumentParser(prog="python -m bench.soak")
+    parser.add_argument("--full", action="store_true")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("runs", nargs="*", help="platform-database, e.g. slack-sqlite")
+    args = parser.parse_args()
+    started = time.perf_counter()
+    info = machine(asyncio.run(postgres_version()))
+    found = asyncio.run(run(not args.full, args.runs))
+    print(table(found))
+    if args.out is not None:
+        mode = "full" if args.full else "quick"
+        write_results(args.out, found, info, mode, time.perf_counter() - started)
+
+
+if __name__ == "__main__":
+    main()
