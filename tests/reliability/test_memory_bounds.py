@@ -184,6 +184,7 @@ async def test_live_posts_keep_at_most_their_bound_and_forget_a_revealed_post(
     views = [await quiz.post(Actor(f"slack:T{n}", "p"), "C1", "demo", "1") for n in range(30)]
     for view in views:
         await quiz.set_message(view.post.id, f"{view.post.id}.000100")
+    for view in views:  # a burst on 30 posts: no redraw runs (holding a lock) meanwhile
         live.answered(view.post.id, editor)
     assert len(live._live) == 10
     await live.flush()
