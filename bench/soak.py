@@ -186,6 +186,7 @@ async def soak(platform: str, kind: str, plan: Plan) -> dict[str, Any]:
             lap("traced")
         return {
             "rss": [t["rss_mib"] for t in trend],
+            "sqlite": [round(trend[0]["sqlite_mib"], 1), round(trend[-1]["sqlite_mib"], 1)],
             "trimmed": [t["rss_mib"] for t in trimmed],
             "clicked": clicked,
             "heap_mib": final["traced_mib"] - marked["traced_mib"] if marked else None,
@@ -204,6 +205,8 @@ def figures(platform: str, kind: str, plan: Plan, got: dict[str, Any]) -> list[F
         "plan": asdict(plan),
         "answered": got["answered"],
         "rss_trend_mib": [round(r, 1) for r in rss],
+        "sqlite_own_mib": got["sqlite"],
+        "rss_after_malloc_trim_mib": [round(r, 1) for r in got["trimmed"]],
         "seconds": got["seconds"],
         "traced_run": f"{bursts * 1000 + small * 5:,} clicks, {bursts + small} posts",
         "top_growing_sites": got["top"],
