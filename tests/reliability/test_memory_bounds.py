@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.bootstrap import capabilities
 from bot.discord import buttons as discord_buttons
 from bot.discord import embeds
 from bot.domain.actor import Actor
@@ -22,8 +23,9 @@ from bot.domain.answer import AnswerResult
 from bot.domain.clock import ManualClock
 from bot.domain.post import PostView, Reveal
 from bot.service.admission import Admission
+from bot.service.answering import KEEP_POSTS, Answering
 from bot.service.live_posts import LivePosts
-from bot.service.quiz import POSTS_KEPT, Quiz
+from bot.service.ports import QuizStore
 from bot.slack import blocks as slack_blocks
 from bot.slack.client import web_client
 from bot.slack.dedup import SeenEvents, SeenSignatures
@@ -36,7 +38,7 @@ from tests.storage.databases import db, store
 __all__ = ["db", "store"]
 
 START = datetime(2026, 3, 4, 12, 0, tzinfo=UTC)
-POSTS = POSTS_KEPT + 44
+POSTS = KEEP_POSTS + 44
 """More posts than any per-post structure keeps."""
 
 
@@ -118,7 +120,7 @@ async def test_admin_answers_are_kept_within_their_bound_and_two_minutes() -> No
         await fake.stop()
 
 
-async def posted_and_answered(quiz: Quiz) -> list[AnswerResult]:
+async def posted_and_answered(quiz: Answering) -> list[AnswerResult]:
     """`POSTS` posts, one per server, each answered once."""
     results = []
     for n in range(POSTS):
@@ -128,16 +130,19 @@ async def posted_and_answered(quiz: Quiz) -> list[AnswerResult]:
     return results
 
 
+def answering(store: QuizStore) -> Answering:
+    made = capabilities(store, factories.library(), ManualClock(START), rng=random.Random(1))
+    return made.answering
+
+
 @pytest.fixture
-def quiz(store: SqlStore) -> Quiz:
-    return Quiz(
-        store=store, decks=factories.library(), clock=ManualClock(START), rng=random.Random(1)
-    )
+def quiz(store: SqlStore) -> Answering:
+    return answering(store)
 
 
-async def test_per_post_replies_and_records_are_kept_within_their_bounds(quiz: Quiz) -> None:
+async def test_per_post_replies_and_records_are_kept_within_their_bounds(quiz: Answering) -> None:
     results = await posted_and_answered(quiz)
-    assert len(quiz._posts) == POSTS_KEPT
+    assert len(quiz._posts) == KEEP_POSTS
     for result in results:  # each post's private reply, as each platform builds it
         slack_blocks.answer_reply(result).payload()
         discord_buttons.answer_body(result)
@@ -154,7 +159,7 @@ async def test_per_post_replies_and_records_are_kept_within_their_bounds(quiz: Q
     assert len(discord_buttons._FRAMES) <= discord_buttons._MOST_FRAMES
 
 
-async def test_a_persons_totals_line_is_built_for_them_and_not_kept(quiz: Quiz) -> None:
+async def test_a_persons_totals_line_is_built_for_them_and_not_kept(quiz: Answering) -> None:
     view = await quiz.post(Actor("slack:T1", "poster"), "C1", "demo", "1")
     slack_blocks._context.cache_clear()
     for n in range(40):  # forty people, forty different totals lines
@@ -177,7 +182,7 @@ class Editor:
 
 
 async def test_live_posts_keep_at_most_their_bound_and_forget_a_revealed_post(
-    quiz: Quiz,
+    quiz: Answering,
 ) -> None:
     live = LivePosts(quiz, ManualClock(START), interval=1.0, keep=10)
     editor = Editor()
@@ -206,7 +211,7 @@ async def test_bursts_of_every_size_prepare_few_sqlite_statements(tmp_path: Path
     prepared a statement per size and table (some 20 MB over a long run); now a few sizes."""
     store = await open_store(f"sqlite:///{tmp_path / 'quiz.db'}")
     try:
-        quiz = Quiz(store=store, decks=factories.library(), clock=ManualClock(START))
+        quiz = answering(store)
         before = sqlite_memory()
         for size in range(1, 61):
             server = f"slack:T{size}"
