@@ -20,6 +20,7 @@ from bench import (
     mastery,
     memory,
     slack_bench,
+    soak,
     throughput,
 )
 from bench.databases import postgres_version
@@ -34,6 +35,7 @@ SECTIONS = (
     "mastery",
     "memory",
     "validate",
+    "soak",
 )
 
 
@@ -61,6 +63,8 @@ async def run(
                     got = await leaderboard.run(quick, sqlite_only_at_1e7=not full_postgres)
                 elif section == "mastery":
                     got = await mastery.run(quick, with_1e7=mastery_1e7)
+                elif section == "soak":
+                    got = await soak.run(quick)
                 elif section == "memory":
                     got = await memory.run(quick, deck_folder)
                 else:

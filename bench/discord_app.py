@@ -6,7 +6,8 @@ a SQLite file in FOLDER, with the decks in DECKS (default: questions/).
 `python -m bench.discord_app bare ...`: a bare discord.py `AutoShardedClient`, same intents,
 that answers every interaction at once with a fixed private message.
 
-Prints `READY` once the client is ready (every guild received), serves until stdin closes.
+Prints `READY` once the client is ready (every guild received), serves until stdin closes;
+answers `bench.heap`'s commands on stdin. `QUIZBOT_BENCH_DATABASE_URL`: as in `bench.slack_app`.
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from pathlib import Path
 
 import discord
 
-from bench.procs import stdin_closed
+from bench.heap import Heap
+from bench.procs import database_url, stdin_closed
 from bench.report import ROOT
 from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
@@ -40,7 +42,7 @@ async def main(kind: str, api_url: str, gateway_url: str, folder: Path, decks: P
 enabled = false
 
 [database]
-url = "sqlite:///{folder / "quiz.db"}"
+url = "{database_url(folder)}"
 
 [questions]
 paths = ["{decks}"]
@@ -77,7 +79,7 @@ gateway_url = "{gateway_url}"
                 raise RuntimeError("the client stopped before it was ready")
             await asyncio.sleep(0.05)
         print(f"READY {len(client.guilds)}", flush=True)
-        await stdin_closed()
+        await stdin_closed(Heap().answer)
     finally:
         if games is not None:
             games.cancel()

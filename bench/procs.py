@@ -7,7 +7,7 @@ import asyncio
 import os
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +19,12 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def database_url(folder: Path) -> str:
+    """A bench child's database: `QUIZBOT_BENCH_DATABASE_URL` (the soak's PostgreSQL), else
+    a SQLite file in FOLDER."""
+    return os.environ.get("QUIZBOT_BENCH_DATABASE_URL") or f"sqlite:///{folder / 'quiz.db'}"
 
 
 def rss_mib(pid: int) -> float:
@@ -52,12 +58,16 @@ class Child:
 
 @asynccontextmanager
 async def child(
-    module: str, *args: str, seconds: float = 90.0, log: Path | None = None
+    module: str,
+    *args: str,
+    seconds: float = 90.0,
+    log: Path | None = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Child]:
     """Runs `python -m module args...` until it prints `READY ...`; stops it by closing its
     stdin (it shuts down cleanly), killing it if it does not. `log`: a file for its stderr
-    (where the bot writes its log lines, as `quizbot run` does)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
+    (where the bot writes its log lines, as `quizbot run` does); `env`: added to ours."""
+    env = {**os.environ, **(env or {}), "PYTHONPATH": str(ROOT), "PYTHONUNBUFFERED": "1"}
     errors = log.open("wb") if log is not None else None
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -93,8 +103,9 @@ async def child(
                 await process.wait()
 
 
-async def stdin_closed() -> None:
-    """In a child: returns when the parent closes our stdin (or sends `stop`)."""
+async def stdin_closed(other: Callable[[str], None] | None = None) -> None:
+    """In a child: returns when the parent closes our stdin (or sends `stop`); any other
+    line goes to `other` (the soak's heap readings, `bench.heap`)."""
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
@@ -102,3 +113,5 @@ async def stdin_closed() -> None:
         line = await reader.readline()
         if not line or line.strip() == b"stop":
             return
+        if other is not None:
+            other(line.decode().strip())

@@ -4,10 +4,11 @@
 `bot.slack.runner.serve`: what `quizbot run` does in HTTP mode) on a SQLite file in FOLDER.
 `python -m bench.slack_app bare API_URL FOLDER`: a bare slack-bolt AsyncApp whose listeners
 only ack, served by the same aiohttp handler and site.
+`QUIZBOT_BENCH_DATABASE_URL` in the environment: the bot's database instead (the soak).
 `bare-reply`: the bare app, acking and then posting a fixed private reply to response_url.
 Both bare apps run their listeners inline (`process_before_response`, as the bot does).
 
-Prints `READY <port>`, serves until stdin closes.
+Prints `READY <port>`, serves until stdin closes; answers `bench.heap`'s commands on stdin.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 
 from slack_bolt.async_app import AsyncApp
 
-from bench.procs import free_port, stdin_closed
+from bench.heap import Heap
+from bench.procs import database_url, free_port, stdin_closed
 from bench.report import ROOT
 from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
@@ -41,7 +43,7 @@ def config_text(api_url: str, folder: Path, port: int) -> str:
 enabled = false
 
 [database]
-url = "sqlite:///{folder / "quiz.db"}"
+url = "{database_url(folder)}"
 
 [questions]
 paths = ["{ROOT / "questions"}"]
@@ -97,7 +99,7 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
         async with AsyncExitStack() as stack:
             await serve(bot, config, stack)
             print(f"READY {port}", flush=True)
-            await stdin_closed()
+            await stdin_closed(Heap().answer)
     finally:
         if app is not None:
             await bot.close()

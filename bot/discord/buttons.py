@@ -308,6 +308,9 @@ class _Frame:
 
 _FRAMES: dict[tuple[Any, ...], _Frame] = {}
 _MOST_FRAMES = 512
+"""Frames kept, a few per post (its choices, languages, statuses): emptied when full."""
+VIEWS_KEPT = 256
+"""Reply views kept built (`_reply_view`), one per post and language: 1.7 KB each."""
 _HOLE = "\x00footer\x00"
 
 
@@ -359,7 +362,7 @@ def _frame(result: AnswerResult) -> _Frame | None:
     return _Frame(result.view.question, head, tail, review)
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=VIEWS_KEPT)
 def _reply_view(
     post_id: int, switch: tuple[str, str] | None, key: str, report_label: str | None
 ) -> discord.ui.View | None:

@@ -50,7 +50,12 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
-@lru_cache(maxsize=4096)
+TEXTS_KEPT = 512
+"""Escaped texts kept (`esc`): a burst's replies repeat its posts' deck texts, so a few
+hundred serve it; each is up to a few KB, so 4,096 of them held about 8 MB."""
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
 def esc(text: str) -> str:
     """Deck text (or a line holding it) shown literally: no markdown, no renumbered lists.
 

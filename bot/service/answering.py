@@ -23,8 +23,9 @@ from bot.domain.records import AnswerStatus, NewPost, Player, PostAnswer, PostRe
 from bot.service.catalog import Catalog, deck_locale
 from bot.service.ports import PostsAndAnswers, Servers, Standings
 
-KEEP_POSTS = 1024
-"""How many recently posted or clicked posts are kept in memory (`Answering._post_of`)."""
+KEEP_POSTS = 256
+"""How many recently posted or clicked posts are kept in memory (`Answering._post_of`): the
+posts a burst is on. A click on one forgotten costs one read (1,024 kept about 1 MB)."""
 
 
 class Answering:

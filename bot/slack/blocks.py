@@ -73,6 +73,12 @@ class Reply:
 
 
 _DICT = "_quizbot_dict"
+TEXT_BLOCKS_KEPT = 512
+"""Text blocks kept built, by their text (`_header`, `_plain`, `_section`, `_context`): a
+burst's replies repeat its posts' deck texts, so a few hundred serve it; a line that is one
+person's (their totals and streak) is built each time (`_context_of`), never kept."""
+POST_BLOCKS_KEPT = 256
+"""Reply button blocks kept built, one per post and language (`_reply_buttons`): 2.4 KB each."""
 
 
 def _as_dict(block: Block) -> dict[str, Any]:
@@ -86,18 +92,18 @@ def _as_dict(block: Block) -> dict[str, Any]:
     return made
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=TEXT_BLOCKS_KEPT)
 def _header(plain: str) -> HeaderBlock:
     return HeaderBlock(text=PlainTextObject(text=clip(plain, HEADER_LIMIT), emoji=False))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=TEXT_BLOCKS_KEPT)
 def _plain(text: str) -> SectionBlock:
     """A section shown exactly as written (deck text: never parsed as mrkdwn or emoji)."""
     return SectionBlock(text=PlainTextObject(text=clip(text, SECTION_LIMIT), emoji=False))
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=TEXT_BLOCKS_KEPT)
 def _section(md: str, verbatim: bool = False) -> SectionBlock:
     """mrkdwn; `verbatim` when it may carry what players typed (no links or mentions made
     of it: only the `<...>` the bot wrote, escaping the rest, stay links and mentions)."""
@@ -105,12 +111,14 @@ def _section(md: str, verbatim: bool = False) -> SectionBlock:
     return SectionBlock(text=MarkdownTextObject(text=text, verbatim=True if verbatim else None))
 
 
-@functools.lru_cache(maxsize=4096)
-def _context(md: str, verbatim: bool = False) -> ContextBlock:
+def _context_of(md: str, verbatim: bool = False) -> ContextBlock:
     text = clip_markup(md, CONTEXT_LIMIT)
     return ContextBlock(
         elements=[MarkdownTextObject(text=text, verbatim=True if verbatim else None)]
     )
+
+
+_context = functools.lru_cache(maxsize=TEXT_BLOCKS_KEPT)(_context_of)
 
 
 def _button(label: str, action_id: str, value: str, style: str | None = None) -> ButtonElement:
@@ -197,7 +205,7 @@ def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
         blocks.append(_plain(msg.why))
     notes = [n for n in (msg.totals, msg.streak) if n]
     if notes:
-        blocks.append(_context(escape(" · ".join(notes))))
+        blocks.append(_context_of(escape(" · ".join(notes))))  # one person's: not kept
     if msg.review:
         blocks.append(_context(escape(msg.review)))
     return blocks
@@ -210,7 +218,7 @@ def report_button(label: str | None, deck_id: str, question_id: str) -> list[But
     return [_button(label, actions.REPORT, card_key(deck_id, question_id))]
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=POST_BLOCKS_KEPT)
 def _reply_buttons(
     post_id: int,
     switch: tuple[str, str] | None,

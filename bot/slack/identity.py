@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from slack_bolt.context.async_context import AsyncBoltContext
@@ -63,15 +63,25 @@ def is_org_wide(server: str) -> bool:
 
 
 class Admins:
-    """Admin checks, with users.info answers kept for `ttl` seconds (at most `size` of them)."""
+    """Admin checks, with users.info answers kept for `ttl` seconds (at most `size` of them;
+    expired ones are dropped as new ones come)."""
 
     def __init__(
-        self, configured: Iterable[str], *, ttl: float = 120.0, size: int = 10_000
+        self,
+        configured: Iterable[str],
+        *,
+        ttl: float = 120.0,
+        size: int = 10_000,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._configured = frozenset(configured)
         self._ttl = ttl
         self._size = size
+        self._clock = clock
         self._cache: OrderedDict[tuple[str, str], tuple[float, bool]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._cache)
 
     @property
     def configured(self) -> frozenset[str]:
@@ -87,7 +97,7 @@ class Admins:
         if user_id in self._configured:
             return True
         key = (server, user_id)
-        now = time.monotonic()
+        now = self._clock()
         hit = self._cache.get(key)
         if hit is not None and hit[0] > now:
             return hit[1]
@@ -99,7 +109,9 @@ class Admins:
         user = response.get("user")
         admin = isinstance(user, dict) and is_admin_profile(user, org_wide=is_org_wide(server))
         self._cache[key] = (now + self._ttl, admin)
-        self._cache.move_to_end(key)
-        while len(self._cache) > self._size:
+        self._cache.move_to_end(key)  # in order of expiry, as every answer keeps `ttl`
+        while self._cache and (
+            len(self._cache) > self._size or next(iter(self._cache.values()))[0] <= now
+        ):
             self._cache.popitem(last=False)
         return admin

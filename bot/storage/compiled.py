@@ -11,16 +11,17 @@ from __future__ import annotations
 import functools
 import json
 from collections import namedtuple
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import ClauseElement
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection
 
 _DIALECT = sqlite.dialect()
+T = TypeVar("T")
 
 
 def bind(value: Any) -> Any:
@@ -68,6 +69,19 @@ def json_rows(cursor: Any, sql: str, columns: Sequence[str], args: Sequence[Any]
     return list(json.loads(rows))
 
 
+def pieces(rows: Sequence[T], most: int) -> Iterator[Sequence[T]]:
+    """`rows` in pieces of `most`, then of powers of two (64, 32, ..., 1): a many-row
+    statement is prepared for a handful of row counts, not for each of 1 to `most`. The
+    SQLite driver keeps 128 prepared statements a connection, and one of 90 rows holds tens
+    of KB in SQLite: with a statement for every count, a long run's connections filled
+    their caches with them (some 20 MB)."""
+    start, left = 0, len(rows)
+    while left:
+        size = most if left >= most else 1 << (left.bit_length() - 1)
+        yield rows[start : start + size]
+        start, left = start + size, left - size
+
+
 def values(width: int, rows: int) -> str:
     """The placeholders of a many-row VALUES: `rows` rows of `width`."""
     one = "(" + ", ".join(["?"] * width) + ")"
@@ -88,8 +102,7 @@ def run_rows(
         return
     cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
     try:
-        for start in range(0, len(rows), 90):
-            some = rows[start : start + 90]
+        for some in pieces(rows, 90):
             run(cursor, sql_for(len(some)), [bind(row[c]) for row in some for c in columns])
     finally:
         cursor.close()

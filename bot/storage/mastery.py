@@ -197,8 +197,7 @@ class PendingPlays:
         stored: dict[CardKey, Card] = {}
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            for start in range(0, len(keys), self.ROWS):
-                some = keys[start : start + self.ROWS]
+            for some in compiled.pieces(keys, self.ROWS):
                 found = compiled.json_rows(
                     cursor, _sqlite_cards_of(len(some)), _CARDS_OF, [v for k in some for v in k]
                 )
@@ -210,8 +209,7 @@ class PendingPlays:
                 card = now.get(key) or stored.get(key) or _card_of(study, None)
                 now[key] = after_study(card, study, local_day(study.at, zone))
             written_cards = list(now.items())
-            for start in range(0, len(written_cards), self.ROWS):
-                rows = written_cards[start : start + self.ROWS]
+            for rows in compiled.pieces(written_cards, self.ROWS):
                 compiled.run(
                     cursor,
                     _sqlite_cards_up(len(rows)),
@@ -240,8 +238,7 @@ class PendingPlays:
         counts = accumulate(conn, MasteryCounts)
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            for start in range(0, len(moved), self.ROWS):
-                some = moved[start : start + self.ROWS]
+            for some in compiled.pieces(moved, self.ROWS):
                 people = [value for (key, _) in some for value in key]
                 had = {
                     (server, user): int(count)

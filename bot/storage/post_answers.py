@@ -266,8 +266,7 @@ class _Reads:
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         read: list[Any] = []
         try:
-            for start in range(0, len(writes), self.ROWS):
-                some = writes[start : start + self.ROWS]
+            for some in compiled.pieces(writes, self.ROWS):
                 args: list[Any] = []
                 for i, write in enumerate(some):
                     answer = write.answer

@@ -165,8 +165,7 @@ class PendingPoints:
         counts = accumulate(conn, ScoreCounts)
         cursor = conn.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
         try:
-            for start in range(0, len(keys), self.ROWS):
-                chunk = keys[start : start + self.ROWS]
+            for chunk in compiled.pieces(keys, self.ROWS):
                 had = {
                     (server, int(season), period, deck, user): int(points)
                     for server, season, period, deck, user, points in compiled.json_rows(

@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.storage.compiled import bind
+from bot.storage.compiled import bind, pieces
 
 
 def test_one_moment_in_any_zone_is_stored_as_the_same_utc_text() -> None:
@@ -27,3 +27,13 @@ def test_a_naive_datetime_is_refused_every_time() -> None:
 
 def test_other_values_bind_as_sqlalchemy_binds_them() -> None:
     assert [bind(v) for v in ("x", 3, None, True, False, 1.5)] == ["x", 3, None, 1, 0, 1.5]
+
+
+def test_many_rows_are_written_in_pieces_of_a_few_sizes() -> None:
+    """So SQLite prepares a many-row statement for a handful of row counts, not for each."""
+    sizes: set[int] = set()
+    for count in range(0, 400):
+        got = [len(piece) for piece in pieces(list(range(count)), 90)]
+        assert sum(got) == count
+        sizes.update(got)
+    assert sizes == {90, 64, 32, 16, 8, 4, 2, 1}
