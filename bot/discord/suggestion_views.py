@@ -12,10 +12,10 @@ import discord
 
 from bot.discord import embeds as render
 from bot.discord.components import button
-from bot.domain.suggestion import LIMITS, Draft, Field
+from bot.domain.suggestion import LIMITS, Checked, Draft, Field
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
-from bot.service.suggestions import REASON_LIMIT, Checked
+from bot.service.suggestions import REASON_LIMIT
 
 FORM = "quiz:suggest"
 """The form's custom_id; `quiz:suggest:<id>` when an admin edits suggestion <id>."""

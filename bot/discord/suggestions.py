@@ -24,13 +24,13 @@ from bot.discord.identity import actor
 from bot.discord.replies import in_time, send
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
-from bot.domain.suggestion import Draft, Field
+from bot.domain.suggestion import Draft, Field, Queue
 from bot.observability.clicklog import DONE, Handled
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
 from bot.presentation.messages import error_text
 from bot.service.catalog import Catalog
-from bot.service.suggestions import Queue, Suggestions
+from bot.service.suggestions import Suggestions
 
 _ID = r"(?P<id>[1-9][0-9]{0,17})"
 CLICK = re.compile(rf"quiz:(?P<kind>se|ss|sa|sx|sr):{_ID}")

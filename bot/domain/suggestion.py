@@ -8,11 +8,13 @@ the surfaces escape it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
 from bot.domain.errors import QuizError
+from bot.domain.health import QuestionHealth
 
 
 class Field(StrEnum):
@@ -174,3 +176,27 @@ class Sent(StrEnum):
     """The server has `WAITING_CAP` waiting."""
     GONE = "gone"
     """No such draft of this author (sent already, or forgotten)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A form sent: the draft as stored, what the lint found, and, if it found nothing, what
+    sending it to the queue came to (else the author chooses: Edit or Submit anyway)."""
+
+    suggestion: Suggestion
+    findings: Sequence[Finding]
+    sent: Sent | None = None
+
+
+@dataclass(frozen=True)
+class Queue:
+    waiting: Sequence[tuple[Suggestion, Sequence[Finding]]]
+    total: int
+
+
+@dataclass(frozen=True)
+class Written:
+    """`stats`: one question a person wrote, and how it plays once approved (None before)."""
+
+    suggestion: Suggestion
+    health: QuestionHealth | None

@@ -14,15 +14,17 @@ from bot.domain.suggestion import (
     LINE_LIMIT,
     PER_DAY,
     WAITING_CAP,
+    Checked,
     Draft,
     Field,
     Finding,
+    Queue,
     Sent,
     Status,
     Suggestion,
+    Written,
 )
 from bot.presentation.locales import LOCALES, text
-from bot.service.suggestions import Checked, Queue, Written
 
 KNOWN = {
     "length-tell",

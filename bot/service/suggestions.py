@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import datetime, time
 
 from bot.decks.formats.language import detect_language
@@ -28,12 +27,15 @@ from bot.domain.health import QuestionHealth, QuestionTally, health_of
 from bot.domain.suggestion import (
     PER_DAY,
     WAITING_CAP,
+    Checked,
     Draft,
     Field,
     Finding,
+    Queue,
     Sent,
     Status,
     Suggestion,
+    Written,
 )
 from bot.domain.team_deck import team_deck
 from bot.service.deliveries import Deliveries
@@ -53,30 +55,6 @@ class FormRefused(QuizError):
     def __init__(self, field: Field, error: QuizError) -> None:
         super().__init__(error.key, **error.params)
         self.field = field
-
-
-@dataclass(frozen=True)
-class Checked:
-    """A form sent: the draft as stored, what the lint found, and, if it found nothing, what
-    sending it to the queue came to (else the author chooses: Edit or Submit anyway)."""
-
-    suggestion: Suggestion
-    findings: Sequence[Finding]
-    sent: Sent | None = None
-
-
-@dataclass(frozen=True)
-class Queue:
-    waiting: Sequence[tuple[Suggestion, Sequence[Finding]]]
-    total: int
-
-
-@dataclass(frozen=True)
-class Written:
-    """`stats`: one question a person wrote, and how it plays once approved (None before)."""
-
-    suggestion: Suggestion
-    health: QuestionHealth | None
 
 
 Tallies = Callable[[str, str], Awaitable[Sequence[QuestionTally]]]

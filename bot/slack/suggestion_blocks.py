@@ -20,10 +20,10 @@ from slack_sdk.models.blocks import (
 )
 from slack_sdk.models.views import View
 
-from bot.domain.suggestion import LIMITS, Draft, Field
+from bot.domain.suggestion import LIMITS, Checked, Draft, Field
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
-from bot.service.suggestions import REASON_LIMIT, Checked
+from bot.service.suggestions import REASON_LIMIT
 from bot.slack.blocks import Reply, _button, _header
 from bot.slack.mrkdwn import clip, clip_markup, escape
 
