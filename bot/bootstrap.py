@@ -12,7 +12,7 @@ import signal
 import sys
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from bot.config import Config, SetupError
 from bot.decks.loading import DeckReport, load_decks
@@ -279,7 +279,8 @@ async def operations(config: Config) -> AsyncIterator[Operations]:
     """The command line's use-cases (`quizbot report`, `forget`, `export --server`) on the
     configured database, which is opened only when one of them needs it."""
     from bot.storage.export import export_server
-    from bot.storage.sql import open_store
+    from bot.storage.sql import SqlStore, open_store
+    from bot.storage.suggestions import SqlSuggestions
     from bot.storage.url import database_url
 
     url = database_url(config.database_url, config.base_dir)
@@ -290,7 +291,12 @@ async def operations(config: Config) -> AsyncIterator[Operations]:
         return opened[-1]
 
     try:
-        yield Operations(store, functools.partial(export_server, url))
+        yield Operations(
+            store,
+            functools.partial(export_server, url),
+            lambda opened: SqlSuggestions(cast(SqlStore, opened)),
+            SystemClock(),
+        )
     finally:
         for one in opened:
             await one.close()

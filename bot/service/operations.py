@@ -1,5 +1,5 @@
-"""The command line's use-cases on the database: `quizbot report`, `quizbot forget` and
-`quizbot export --server`.
+"""The command line's use-cases on the database: `quizbot report`, `quizbot forget`,
+`quizbot export --server` and the export of a server's own deck.
 
 Built by the composition root (`bot.bootstrap.operations`) with a way to open the store,
 so the CLI never opens one itself. The store is opened on the first call that needs it:
@@ -13,9 +13,12 @@ from pathlib import Path
 from typing import Protocol
 
 from bot.decks.model import Deck
+from bot.domain.clock import Clock
 from bot.domain.health import QuestionHealth, health
 from bot.domain.problems import ProblemReport
+from bot.domain.team_deck import team_deck
 from bot.service.ports import Problems, Servers, Standings
+from bot.service.suggestion_port import Suggestions
 
 
 class OperationsStore(Servers, Standings, Problems, Protocol):
@@ -28,10 +31,18 @@ stored). The storage's streaming export, passed in by the composition root."""
 
 
 class Operations:
-    def __init__(self, store: Callable[[], Awaitable[OperationsStore]], export: Export) -> None:
+    def __init__(
+        self,
+        store: Callable[[], Awaitable[OperationsStore]],
+        export: Export,
+        suggestions: Callable[[OperationsStore], Suggestions],
+        clock: Clock,
+    ) -> None:
         self._open = store
         self._store: OperationsStore | None = None
         self._export = export
+        self._suggestions = suggestions
+        self._clock = clock
 
     async def _ports(self) -> OperationsStore:
         if self._store is None:
@@ -63,3 +74,26 @@ class Operations:
         """`quizbot export --server`: the server's CSV files in `out`; {} when it has
         nothing stored (no files written)."""
         return await self._export(server_id, out)
+
+    async def forget_suggestions(self, server_id: str, user_id: str) -> int:
+        """`quizbot forget`, for what the person wrote: drafts, waiting and rejected
+        suggestions deleted, their name taken off approved ones (which stay); how many."""
+        port = self._suggestions(await self._ports())
+        return await port.forget_author(server_id, user_id, self._clock.now())
+
+    async def own_deck(self, server_id: str, locale: str | None) -> tuple[Deck | None, list[str]]:
+        """`quizbot export --server ID --deck team`: the deck of the server's approved
+        suggestions (None: it has none), in `locale` alone if given, and a header for its
+        file saying where it came from and who wrote each question."""
+        approved = await self._suggestions(await self._ports()).approved()
+        deck = team_deck(server_id, approved, locale)
+        if deck is None:
+            return None, []
+        return deck, [
+            f"The questions of {server_id} written and approved in chat (/quiz suggest),",
+            "exported by quizbot export. Who wrote each:",
+            *(
+                f"- {q.id}: @{q.credit}" if q.credit else f"- {q.id}: uncredited"
+                for q in deck.questions
+            ),
+        ]
