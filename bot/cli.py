@@ -96,14 +96,8 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
 
 
 async def _run(config: Config) -> int:
-    from bot.bootstrap import (
-        NothingToRun,
-        build_app,
-        check_platforms,
-        load_library,
-        run_platforms,
-        settle_heap,
-    )
+    from bot.bootstrap import build_app, load_library, settle_heap
+    from bot.platforms import NothingToRun, check_platforms, run_platforms
 
     try:
         check_platforms(config)  # before migrations, so a missing token is said first

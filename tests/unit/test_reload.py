@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.bootstrap import build_app, reload_on_sighup
+from bot.bootstrap import build_app
 from bot.config import load_config
+from bot.platforms import reload_on_sighup
 
 DECK = """title: "Deck {name}"
 locales: [en]

@@ -10,7 +10,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.bootstrap import run_platforms
+from bot.platforms import run_platforms
 from bot.testing.fake_discord import FakeDiscord
 from tests.platform.discord.discord_harness import ALICE, DiscordBot, make_app
 

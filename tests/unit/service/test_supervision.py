@@ -13,11 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.bootstrap import build_app, cannot_work, run_platforms
+from bot.bootstrap import build_app
 from bot.config import SetupError, parse_config
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.game import NewsKind
+from bot.platforms import cannot_work, run_platforms
 from bot.service.delivery import DeliveryError
 from bot.service.ports import StoreUnavailable
 from bot.service.supervision import Backoff, Faults, PlatformStopped, Supervisor
@@ -193,7 +194,7 @@ async def test_no_fault_of_the_database_ends_quizbot_run(
             raise
 
     monkeypatch.setattr("bot.slack.runner.run_slack", run_slack)
-    monkeypatch.setattr("bot.bootstrap.reload_on_sighup", lambda catalog: None)
+    monkeypatch.setattr("bot.platforms.reload_on_sighup", lambda catalog: None)
     await app.services.games.start(Actor("slack:T1", "host"), "C1", "demo", 1, 10)
     flaky.failing.update(claim_game=-1, enabled_schedules=-1)
     running = asyncio.create_task(run_platforms(app))
