@@ -15,7 +15,8 @@ from bot.domain.mastery import Mastery, mastery_of
 from bot.domain.records import StandingsQuery
 from bot.domain.stats import Stats
 from bot.service.catalog import Catalog
-from bot.service.ports import Games, Reviews, Servers, Standings
+from bot.service.game_port import Games
+from bot.service.ports import Reviews, Servers, Standings
 from bot.service.review import cards_today
 
 

@@ -54,7 +54,7 @@ from bot.domain.game import (
 )
 from bot.domain.post import PostView
 from bot.domain.records import PostRecord
-from bot.service import ports
+from bot.service import game_port, ports
 from bot.service.answering import Answering
 from bot.service.catalog import Catalog
 from bot.service.deliveries import Deliveries
@@ -80,7 +80,7 @@ class Games:
         answering: Answering,
         publishing: Publishing,
         deliveries: Deliveries,
-        games: ports.Games,
+        games: game_port.Games,
         posts: ports.PostsAndAnswers,
         servers: ports.Servers,
         rng: random.Random | None = None,

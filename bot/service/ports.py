@@ -1,8 +1,9 @@
 """The storage ports: what the services need from a database, one Protocol per aggregate.
 
 A service asks for the ports it uses (`Schedules` and `Slots` for the scheduler, say);
-`QuizStore` is all of them, which `bot.storage.sql.SqlStore` (SQLite and PostgreSQL) and
-`bot.storage.memory.MemoryStore` implement, held to one contract by tests/storage. Each method
+`QuizStore` is all of them (the games' port is in `game_port`), which
+`bot.storage.sql.SqlStore` (SQLite and PostgreSQL) and `bot.storage.memory.MemoryStore`
+implement, held to one contract by tests/contract/storage. Each method
 is one transaction; the ones that decide "first click stands" or "first meeting scores" must
 be atomic against concurrent callers (an insert that only one caller can win), never a
 read-then-write. All datetimes are aware UTC.
@@ -15,7 +16,6 @@ from datetime import date, datetime
 from typing import Protocol
 
 from bot.domain.errors import QuizError
-from bot.domain.game import GameRecord, GameScore, GameState, NewGame, Phase, Placing
 from bot.domain.health import QuestionTally, Try
 from bot.domain.problems import ProblemReport
 from bot.domain.records import (
@@ -38,6 +38,7 @@ from bot.domain.records import (
 )
 from bot.domain.review import Card, Study
 from bot.domain.schedule import Schedule
+from bot.service.game_port import Games
 
 
 class StoreUnavailable(QuizError):
@@ -414,57 +415,6 @@ class Problems(Protocol):
         ...
 
     async def mark_problems_sent(self, ids: Sequence[int], at: datetime) -> None: ...
-
-
-class Games(Protocol):
-    """Live games (`bot.domain.game`): each step claimed before it is taken."""
-
-    async def create_game(self, game: NewGame) -> GameRecord | None:
-        """Stores a running game, due now to be announced; None if the channel has one."""
-        ...
-
-    async def running_game(self, server_id: str, channel_id: str) -> GameRecord | None: ...
-
-    async def game(self, game_id: int) -> GameRecord | None: ...
-
-    async def due_games(self, now: datetime) -> Sequence[GameRecord]:
-        """Running games whose next step is due (or that were asked to stop), unclaimed or
-        whose claim has lapsed."""
-        ...
-
-    async def claim_game(self, game_id: int, step: int, lease_until: datetime) -> bool:
-        """Takes the game's next step if it is still at `step` (its `step` goes up by one):
-        of several callers one wins."""
-        ...
-
-    async def move_game(self, game_id: int, step: int, phase: Phase, due_at: datetime) -> bool:
-        """Records a claimed step as taken (claimed at `step`): the new phase and when the
-        next is due; the claim is let go."""
-        ...
-
-    async def stop_game(self, game_id: int, user_id: str) -> None:
-        """Asks the loop to stop a running game (`/quiz game stop`)."""
-        ...
-
-    async def finish_game(
-        self, game_id: int, state: GameState, at: datetime, board: Sequence[Placing]
-    ) -> bool:
-        """Ends a running game with its players' places; False if it had ended already."""
-        ...
-
-    async def game_posts(self, game_id: int) -> Sequence[PostRecord]:
-        """The game's questions, first asked first."""
-        ...
-
-    async def game_scores(self, game_id: int) -> Sequence[GameScore]:
-        """Everyone who clicked in the game's revealed questions, with their right answers.
-        A post with no stored message (sent but not recorded, then withdrawn) counts for
-        nothing."""
-        ...
-
-    async def games_of(self, server_id: str, user_id: str) -> tuple[int, int]:
-        """Games a person played in a server, and won (first place, with points)."""
-        ...
 
 
 class QuizStore(

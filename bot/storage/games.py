@@ -13,7 +13,7 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.game import GameRecord, GameScore, GameState, NewGame, Phase, Placing
 from bot.domain.records import PostRecord
-from bot.service.ports import Games
+from bot.service.game_port import Games
 from bot.storage.aggregate import SqlAggregate
 from bot.storage.player import AnyRow
 from bot.storage.records import post_record
