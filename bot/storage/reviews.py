@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Integer, Select, func, literal, or_, select, union_all, update
+from sqlalchemy import Select, literal, or_, select, union_all, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.errors import QuizError
@@ -15,13 +15,13 @@ from bot.domain.records import Standing
 from bot.domain.review import Card, Source, Study
 from bot.service.ports import Problems, Reviews
 from bot.storage.aggregate import SqlAggregate
-from bot.storage.mastery import keep_card, read_board, read_cards, read_standing
+from bot.storage.mastery import keep_review, read_board, read_cards, read_standing
 from bot.storage.player import AnyRow
 from bot.storage.tables import REPORT_OPEN, answers, problem_reports, review_answers
 
 _REPORTS_LOCK = 0x71757270
-"""PostgreSQL: with a person's hash, the advisory lock their report takes (two processes'
-reports of one person wait for each other; SQLite's write lock does this by itself)."""
+"""With a person, what their report serializes on (`Dialect.serialize`): two processes'
+reports of one person wait for each other."""
 
 
 def _studies(server_id: str, user_id: str | None) -> Select[tuple[object, ...]]:
@@ -87,7 +87,7 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         deadline: float | None = None,
     ) -> bool:
         stmt = (
-            self._insert(review_answers)
+            self._sql.insert(review_answers)
             .values(
                 server_id=server_id,
                 user_id=user_id,
@@ -107,7 +107,7 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         def write(conn: Connection) -> bool:
             if conn.execute(stmt).first() is None:
                 return False
-            keep_card(conn, server_id, study)
+            keep_review(self._sql, conn, server_id, study)
             return True
 
         return await self._tx.write(write, deadline=deadline, key=(server_id, user_id))
@@ -115,14 +115,9 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
     async def report_problem(self, report: ProblemReport) -> int:
         p = problem_reports.c
         person = (report.server_id, report.user_id)
-        lock = select(
-            func.pg_advisory_xact_lock(
-                literal(_REPORTS_LOCK, Integer), func.hashtext(f"{person[0]}\n{person[1]}")
-            )
-        )
         mine = _reports_by(report.server_id, report.user_id, report.reported_at - REPORT_WINDOW)
         stmt = (
-            self._insert(problem_reports)
+            self._sql.insert(problem_reports)
             .values(
                 server_id=report.server_id,
                 user_id=report.user_id,
@@ -141,8 +136,7 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         )
 
         def write(conn: Connection) -> int:
-            if conn.dialect.name == "postgresql":
-                conn.execute(lock)
+            self._sql.serialize(conn, _REPORTS_LOCK, f"{person[0]}\n{person[1]}")
             found = [_report(r) for r in conn.execute(mine)]
             refused = refusal(found, report.deck_id, report.question_id, report.reported_at)
             if refused is not None:

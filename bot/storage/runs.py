@@ -1,8 +1,9 @@
 """`Runs` in SQL: a user's runs through a deck, and their answers.
 
 A run answer first claims the user's first meeting with the question in `first_meetings`
-(only one caller can insert that row); `bot.domain.scoring.meeting_points` then decides what
-the answer scores, and a scoring answer adds to its standings in the same transaction.
+(only one caller can insert that row); `bot.domain.scoring.kept` then decides what the
+answer scores and how it moves the person's card, and a scoring answer adds to its standings
+in the same transaction.
 """
 
 from __future__ import annotations
@@ -13,13 +14,14 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
 
+from bot.domain.answer import points_for
 from bot.domain.records import AnswerStatus, RunAnswerOutcome, RunAnswerRecord, RunRecord
-from bot.domain.scoring import meeting_points
+from bot.domain.review import Source, Study, local_day
+from bot.domain.scoring import kept
 from bot.service.ports import Runs
 from bot.storage.aggregate import SqlAggregate
-from bot.storage.mastery import keep_played, server_zone
 from bot.storage.records import run_answer_record, run_record
-from bot.storage.scores import Scored, add_points
+from bot.storage.scores import Scored
 from bot.storage.tables import (
     RUN_ACTIVE_KEY,
     RUN_ACTIVE_WHERE,
@@ -43,7 +45,7 @@ class SqlRuns(SqlAggregate, Runs):
         winner's run. On PostgreSQL each statement sees newly committed rows, so if that run
         was finished in between, the insert is simply tried again."""
         stmt = (
-            self._insert(runs)
+            self._sql.insert(runs)
             .values(
                 server_id=server_id, user_id=user_id, deck_id=deck_id, season=season, started_at=at
             )
@@ -86,9 +88,9 @@ class SqlRuns(SqlAggregate, Runs):
         deadline: float | None = None,
     ) -> RunAnswerOutcome:
         """Claims the user's first meeting with the question (server, season, deck), right or
-        wrong, then stores the answer with the points `meeting_points` gives it."""
+        wrong, then stores the answer with the points `kept` gives it."""
         meeting = (
-            self._insert(first_meetings)
+            self._sql.insert(first_meetings)
             .values(
                 server_id=run.server_id,
                 season=run.season,
@@ -101,11 +103,17 @@ class SqlRuns(SqlAggregate, Runs):
             .returning(first_meetings.c.met_at)
         )
 
+        study = Study(run.user_id, run.deck_id, question_id, correct, at, Source.PLAY)
+        sql = self._sql
+
         def write(conn: Connection) -> RunAnswerOutcome:
             first = conn.execute(meeting).first() is not None
-            points = meeting_points(correct, first)
+            zone = sql.server_zone(conn, run.server_id)
+            was = sql.card(conn, run.server_id, study)
+            now = kept(study, points_for(correct), first, was, local_day(at, zone))
+            points = now.points
             stored = conn.execute(
-                self._insert(answers)
+                self._sql.insert(answers)
                 .values(
                     server_id=run.server_id,
                     season=run.season,
@@ -122,13 +130,10 @@ class SqlRuns(SqlAggregate, Runs):
                 .returning(answers.c.id)
             ).first()
             if stored is not None:
-                zone = server_zone(conn, run.server_id)
                 if points > 0:
                     scored = Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at)
-                    add_points(conn, scored, zone)
-                keep_played(
-                    conn, run.server_id, run.user_id, run.deck_id, question_id, correct, at, zone
-                )
+                    sql.add_points(conn, scored, zone)
+                sql.put_card(conn, run.server_id, study, was, now.card)
                 return RunAnswerOutcome(
                     AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
                 )

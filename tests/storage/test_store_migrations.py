@@ -16,8 +16,9 @@ from sqlalchemy import Engine, event, inspect, text
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import NewSchedule
-from bot.storage import compiled, upgrade
+from bot.storage import upgrade
 from bot.storage.engine import MIGRATIONS, store_engine
+from bot.storage.sqlite import compiled
 from bot.storage.tables import metadata
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ HEAD = ScriptDirectory.from_config(Config(str(MIGRATIONS / "alembic.ini"))).get_
 @contextmanager
 def statements() -> Iterator[list[str]]:
     """Every SQL statement any engine sends while the block runs, and those a SQLite click's
-    write runs on the driver's own cursor (`bot.storage.compiled.run`)."""
+    write runs on the driver's own cursor (`bot.storage.sqlite.compiled.run`)."""
     sent: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
@@ -156,3 +157,4 @@ def test_migrations_ship_inside_the_package() -> None:
         "versions/0003_standings.py",
     }
     assert shipped | versions <= names
+
