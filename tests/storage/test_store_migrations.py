@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -158,3 +159,18 @@ def test_migrations_ship_inside_the_package() -> None:
     }
     assert shipped | versions <= names
 
+
+def test_no_migration_runs_the_live_domain_rules() -> None:
+    """A migration is a snapshot: one that needs a rule (0009's card rule) carries a frozen
+    copy, so changing the live rule later cannot change what it does on a fresh install.
+    (Column types from `bot.storage.tables` are storage's own, not rules.)"""
+    importing: dict[str, list[str]] = {}
+    for path in sorted((MIGRATIONS / "versions").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            ruled = [n for n in names if n.startswith(("bot.domain", "bot.service"))]
+            if ruled:
+                importing[path.name] = ruled
+    assert importing == {}
