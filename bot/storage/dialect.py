@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from sqlalchemy import ColumnElement, Table
+from sqlalchemy import URL, ColumnElement, Table
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
@@ -32,9 +32,22 @@ class Dialect(Protocol):
     """One database's ways with the statements the store shares."""
 
     name: str
+    migration_options: dict[str, Any]
+    """Execution options of the migrations' transaction (`engine.migrate`)."""
+    cannot_write: dict[str, str]
+    """What to check, per kind of trouble (`trouble.passing`), when the database cannot be
+    written to at start."""
     score_counts: type[ScoreCounts]
     """The transaction's score counts (`accumulate`), written the database's way."""
     mastery_counts: type[MasteryCounts]
+
+    def lock_migrations(self, conn: Connection) -> None:
+        """Two processes starting at once migrate one after the other from here on."""
+        ...
+
+    def named(self, url: URL) -> str:
+        """The database, as people name it in a message."""
+        ...
 
     def insert(self, table: Table) -> Insert:
         """The database's INSERT, which knows ON CONFLICT."""

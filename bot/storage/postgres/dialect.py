@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Integer, Table, bindparam, func, select
+from sqlalchemy import URL, ColumnElement, Integer, Table, bindparam, func, select
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Connection
 
@@ -23,6 +23,8 @@ _hold = postgresql.insert(held_answers)
 _HOLD = _hold.on_conflict_do_nothing(
     index_elements=[held_answers.c.post_id, held_answers.c.user_id]
 ).returning(held_answers.c.choice)
+_MIGRATION_LOCK = 0x71756977
+"""With `pg_advisory_xact_lock`, serializes concurrent upgrades of one database ("quiw")."""
 _LOCK = select(
     func.pg_advisory_xact_lock(bindparam("space", type_=Integer), func.hashtext(bindparam("key")))
 )
@@ -32,6 +34,21 @@ class Postgres:
     name = "postgresql"
     score_counts: type[ScoreCounts] = PostgresScoreCounts
     mastery_counts: type[MasteryCounts] = PostgresMasteryCounts
+
+    def __init__(self) -> None:
+        # The migrations' transaction is one, whatever the engine's default isolation.
+        self.migration_options: dict[str, Any] = {"isolation_level": "READ COMMITTED"}
+        self.cannot_write = {
+            "read-only": "the server takes no writes (a standby?): point the URL at the primary",
+            "out of resources": "the server is out of disk, memory or connections",
+        }
+
+    def lock_migrations(self, conn: Connection) -> None:
+        """A transaction-scoped advisory lock of its own."""
+        conn.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+
+    def named(self, url: URL) -> str:
+        return url.render_as_string(hide_password=True)
 
     def insert(self, table: Table) -> postgresql.Insert:
         return postgresql.insert(table)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import unquote
 
-from sqlalchemy import ColumnElement, Table
+from sqlalchemy import URL, ColumnElement, Table
 from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Connection
 
@@ -29,6 +30,23 @@ class Sqlite:
     name = "sqlite"
     score_counts: type[ScoreCounts] = SqliteScoreCounts
     mastery_counts: type[MasteryCounts] = SqliteMasteryCounts
+
+    def __init__(self) -> None:
+        self.migration_options: dict[str, Any] = {}
+        self.cannot_write = {
+            "read-only": "check that the bot's user may write the file and its folder, and that "
+            "the disk is mounted read-write",
+            "full": "free some disk space",
+            "locked": "another process holds its write lock (a second quizbot, a migration, "
+            "a sqlite3 shell); stop it or try again",
+            "cannot open": "check that the file and its folder exist and the bot may open them",
+        }
+
+    def lock_migrations(self, conn: Connection) -> None:
+        """Nothing to do: the migrations' write transaction holds SQLite's write lock."""
+
+    def named(self, url: URL) -> str:
+        return unquote((url.database or "").removeprefix("file:"))  # the file
 
     def insert(self, table: Table) -> sqlite.Insert:
         return sqlite.insert(table)
