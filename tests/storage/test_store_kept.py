@@ -72,8 +72,8 @@ async def play(store: QuizStore, seed: int) -> None:
     """Sequence `seed`, on a server of its own."""
     rng = random.Random(seed)
     model = Model(server=f"slack:T{seed}")
-    S = model.server
-    await store.set_server_timezone(S, ZONE)
+    server = model.server
+    await store.set_server_timezone(server, ZONE)
     at = T0
     open_posts: dict[tuple[str, str], PostRecord] = {}
     closed_posts: list[PostRecord] = []
@@ -88,7 +88,7 @@ async def play(store: QuizStore, seed: int) -> None:
             if free:
                 deck, question = rng.choice(free)
                 open_posts[(deck, question)] = await store.create_post(
-                    NewPost(S, "C1", deck, question, (0, 1, 2, 3), "en", "U0", 1, at)
+                    NewPost(server, "C1", deck, question, (0, 1, 2, 3), "en", "U0", 1, at)
                 )
         elif kind < 0.3:
             post = open_posts.pop(rng.choice(sorted(open_posts)))
@@ -102,7 +102,7 @@ async def play(store: QuizStore, seed: int) -> None:
             deck, question = rng.choice(QUESTIONS)
             run = runs.get((user, deck))
             if run is None:
-                run = runs[(user, deck)] = await store.start_run(S, user, deck, 1, at)
+                run = runs[(user, deck)] = await store.start_run(server, user, deck, 1, at)
             choice = rng.randrange(4)
             got = await store.record_run_answer(run, question, choice, choice == 0, at)
             if (user, deck, question) in model.run_answers:
@@ -117,7 +117,7 @@ async def play(store: QuizStore, seed: int) -> None:
             reviews += 1
             correct = rng.random() < 0.6
             assert await store.record_review(
-                S, user, deck, question, reviews, 0 if correct else 1, correct, at
+                server, user, deck, question, reviews, 0 if correct else 1, correct, at
             ), where
             model.review(user, deck, question, correct, at)
     await assert_kept(store, model, seed)
@@ -155,22 +155,35 @@ async def wave(
 
 
 async def assert_kept(store: QuizStore, model: Model, seed: int) -> None:
-    S = model.server
+    server = model.server
     for user in USERS:
-        cards = {(c.deck_id, c.question_id): c for c in await store.cards(S, user)}
+        cards = {(c.deck_id, c.question_id): c for c in await store.cards(server, user)}
         expected = {(d, q): c for (u, d, q), c in model.cards.items() if u == user}
         assert cards == expected, (seed, user)
-        totals = await store.totals(S, 1, user)
+        totals = await store.totals(server, 1, user)
         assert totals.points == model.points.get(user, 0), (seed, user)
     mastered = {
         user: n
         for user in USERS
         if (n := sum(c.mastered for (u, _, _), c in model.cards.items() if u == user))
     }
-    board = await store.mastery_board(S, 100)
+    board = await store.mastery_board(server, 100)
     assert {row.user_id: row.points for row in board} == mastered, seed
 
 
 async def test_every_store_keeps_answers_as_the_rule_says(any_store: QuizStore) -> None:
     for seed in range(SEQUENCES):
         await play(any_store, seed)
+
+
+def test_the_first_meeting_scores_and_every_answer_moves_the_card() -> None:
+    day = local_day(T0, ZONE)
+    wrong = Study("u1", "d1", "q1", False, T0, Source.PLAY)
+    right = Study("u1", "d1", "q1", True, T0, Source.PLAY)
+    first = kept(wrong, points_for(False), True, Card.new("d1", "q1"), day)
+    assert first.points == 0 and first.card.missed and first.card.due == day
+    again = kept(right, points_for(True), False, first.card, day)
+    assert again.points == 0, "a later meeting is practice"
+    assert again.card == after_study(first.card, right, day)
+    fresh = kept(right, points_for(True), True, Card.new("d1", "q2"), day)
+    assert fresh.points == points_for(True) and fresh.card.mastered
