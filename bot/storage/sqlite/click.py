@@ -23,7 +23,7 @@ from sqlalchemy import BindParameter, bindparam, exists, func, literal_column, s
 from sqlalchemy.engine import Connection
 from sqlalchemy.sql.visitors import replacement_traverse
 
-from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome
+from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.domain.review import Source, Study, local_day
 from bot.domain.scoring import kept
 from bot.storage.mastery import card_of
@@ -48,72 +48,80 @@ from bot.storage.transactions import accumulate
 
 def write_clicks(conn: Connection, answers: Sequence[PostAnswer]) -> list[PostAnswerOutcome]:
     """The clicks' writes, in order, as each alone would run (see the module doc)."""
-    outcomes: list[PostAnswerOutcome] = []
-    meetings: list[dict[str, Any]] = []
-    stored: list[dict[str, Any]] = []
-    met_here: set[tuple[Any, ...]] = set()
-    chosen_here: dict[tuple[int, str], int] = {}
-    unread: list[int] = []
-    """The NEW outcomes whose reply needs a read once the answers are stored."""
-    pending = accumulate(conn, PendingCards)
-    points = accumulate(conn, PendingPoints)
-    for answer, target in zip(answers, _READS.run(conn, answers), strict=True):
-        server_id, user_id = answer.post.server_id, answer.user_id
-        if target is None:
-            nobody = read_player(conn, server_id, user_id)
-            outcomes.append(PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None))
-            continue
-        post = post_record(target)
-        before = player_of(target, server_id)
-        if post.closed_at is not None:
-            outcomes.append(PostAnswerOutcome(AnswerStatus.CLOSED, target.earlier, before, post))
-            continue
-        earlier = target.earlier
-        if earlier is None:
-            earlier = chosen_here.get((post.id, user_id))
-        if earlier is not None:  # the person's first click on the post stands
-            outcomes.append(PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post))
-            continue
-        meeting = (server_id, post.season, user_id, post.deck_id, post.question_id)
-        first = not target.met and meeting not in met_here
-        key = (server_id, user_id, post.deck_id, post.question_id)
-        study = Study(
-            user_id, post.deck_id, post.question_id, answer.correct, answer.at, Source.PLAY
-        )
-        was = pending.now(key) or card_of(post.deck_id, post.question_id, target.card)
-        zone = before.server.timezone
-        now = kept(study, answer.points, first, was, local_day(answer.at, zone))
-        if first:
-            met_here.add(meeting)
-            meetings.append(dict(zip(MEETING_COLUMNS, (*meeting, answer.at), strict=True)))
-        chosen_here[(post.id, user_id)] = answer.choice
-        stored.append(
-            dict(
-                zip(
-                    ANSWER_COLUMNS,
-                    (*meeting, post.id, answer.choice, answer.correct, now.points, answer.at),
-                    strict=True,
-                )
-            )
-        )
-        if now.points:
-            scored = Scored(server_id, post.season, post.deck_id, user_id, now.points, answer.at)
-            points.add(scored, zone)
-        pending.put(key, was, now.card, answer.at)
-        player = after_answer(before, target, answer.correct, now.points)
-        if player is None:  # read once the answers are stored
-            unread.append(len(outcomes))
-            player = before
-        outcomes.append(
-            PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, now.points)
-        )
-    compiled.run_rows(conn, _meetings, MEETING_COLUMNS, meetings)
-    compiled.run_rows(conn, _answers, ANSWER_COLUMNS, stored)
-    for at in unread:
+    batch = _Batch(conn)
+    read = _READS.run(conn, answers)
+    outcomes = [batch.decide(a, target) for a, target in zip(answers, read, strict=True)]
+    compiled.run_rows(conn, _meetings, MEETING_COLUMNS, batch.meetings)
+    compiled.run_rows(conn, _answers, ANSWER_COLUMNS, batch.stored)
+    for at in batch.unread:  # the reply's facts, read once the answers are stored
         answer = answers[at]
         player = read_player(conn, answer.post.server_id, answer.user_id)
         outcomes[at] = replace(outcomes[at], player=player)
     return outcomes
+
+
+class _Batch:
+    """A transaction's clicks, decided in order: the rows they insert, and what each click
+    before them in the batch claimed (of two that would claim the same row, the first gets
+    it)."""
+
+    def __init__(self, conn: Connection) -> None:
+        self.conn = conn
+        self.meetings: list[dict[str, Any]] = []
+        self.stored: list[dict[str, Any]] = []
+        self.unread: list[int] = []
+        """The NEW outcomes whose reply needs a read once the answers are stored."""
+        self._decided = 0
+        self._met: set[tuple[Any, ...]] = set()
+        self._chosen: dict[tuple[int, str], int] = {}
+        self._cards = accumulate(conn, PendingCards)
+        self._points = accumulate(conn, PendingPoints)
+
+    def decide(self, answer: PostAnswer, target: Any) -> PostAnswerOutcome:
+        self._decided += 1
+        server_id, user_id = answer.post.server_id, answer.user_id
+        if target is None:
+            nobody = read_player(self.conn, server_id, user_id)
+            return PostAnswerOutcome(AnswerStatus.CLOSED, None, nobody, None)
+        post = post_record(target)
+        before = player_of(target, server_id)
+        if post.closed_at is not None:
+            return PostAnswerOutcome(AnswerStatus.CLOSED, target.earlier, before, post)
+        earlier = target.earlier
+        if earlier is None:
+            earlier = self._chosen.get((post.id, user_id))
+        if earlier is not None:  # the person's first click on the post stands
+            return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
+        points = self._store(answer, post, target, before.server.timezone)
+        player = after_answer(before, target, answer.correct, points)
+        if player is None:
+            self.unread.append(self._decided - 1)
+            player = before
+        return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
+
+    def _store(self, answer: PostAnswer, post: PostRecord, target: Any, zone: str) -> int:
+        """A first click on an open post, by `kept`: its first meeting (if it is one) and
+        answer to insert, its points and card held to the transaction's end; its points."""
+        server_id, user_id = post.server_id, answer.user_id
+        meeting = (server_id, post.season, user_id, post.deck_id, post.question_id)
+        first = not target.met and meeting not in self._met
+        key = (server_id, user_id, post.deck_id, post.question_id)
+        study = Study(
+            user_id, post.deck_id, post.question_id, answer.correct, answer.at, Source.PLAY
+        )
+        was = self._cards.now(key) or card_of(post.deck_id, post.question_id, target.card)
+        now = kept(study, answer.points, first, was, local_day(answer.at, zone))
+        if first:
+            self._met.add(meeting)
+            self.meetings.append(dict(zip(MEETING_COLUMNS, (*meeting, answer.at), strict=True)))
+        self._chosen[(post.id, user_id)] = answer.choice
+        row = (*meeting, post.id, answer.choice, answer.correct, now.points, answer.at)
+        self.stored.append(dict(zip(ANSWER_COLUMNS, row, strict=True)))
+        if now.points:
+            scored = Scored(server_id, post.season, post.deck_id, user_id, now.points, answer.at)
+            self._points.add(scored, zone)
+        self._cards.put(key, was, now.card, answer.at)
+        return now.points
 
 
 class _Reads:
