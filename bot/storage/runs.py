@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.engine import Connection
@@ -20,6 +21,7 @@ from bot.domain.review import Source, Study, local_day
 from bot.domain.scoring import kept
 from bot.service.ports import Runs
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.dialect import Dialect
 from bot.storage.records import run_answer_record, run_record
 from bot.storage.scores import Scored
 from bot.storage.tables import (
@@ -89,60 +91,43 @@ class SqlRuns(SqlAggregate, Runs):
     ) -> RunAnswerOutcome:
         """Claims the user's first meeting with the question (server, season, deck), right or
         wrong, then stores the answer with the points `kept` gives it."""
-        meeting = (
-            self._sql.insert(first_meetings)
-            .values(
-                server_id=run.server_id,
-                season=run.season,
-                user_id=run.user_id,
-                deck_id=run.deck_id,
-                question_id=question_id,
-                met_at=at,
-            )
-            .on_conflict_do_nothing()
-            .returning(first_meetings.c.met_at)
-        )
-
-        study = Study(run.user_id, run.deck_id, question_id, correct, at, Source.PLAY)
         sql = self._sql
+        met = {"server_id": run.server_id, "season": run.season, "user_id": run.user_id}
+        meeting = _meeting(sql).values(
+            **met, deck_id=run.deck_id, question_id=question_id, met_at=at
+        )
+        study = Study(run.user_id, run.deck_id, question_id, correct, at, Source.PLAY)
+        row = {
+            "server_id": run.server_id,
+            "season": run.season,
+            "user_id": run.user_id,
+            "deck_id": run.deck_id,
+            "question_id": question_id,
+            "run_id": run.id,
+            "choice": choice,
+            "correct": correct,
+            "answered_at": at,
+        }
 
         def write(conn: Connection) -> RunAnswerOutcome:
             first = conn.execute(meeting).first() is not None
             zone = sql.server_zone(conn, run.server_id)
             was = sql.card(conn, run.server_id, study)
             now = kept(study, points_for(correct), first, was, local_day(at, zone))
-            points = now.points
-            stored = conn.execute(
-                self._sql.insert(answers)
-                .values(
-                    server_id=run.server_id,
-                    season=run.season,
-                    user_id=run.user_id,
-                    deck_id=run.deck_id,
-                    question_id=question_id,
-                    run_id=run.id,
-                    choice=choice,
-                    correct=correct,
-                    points=points,
-                    answered_at=at,
+            stored = conn.execute(_store(sql).values(**row, points=now.points)).first()
+            if stored is None:  # a repeat in this run: its first answer claimed the meeting
+                found = _RUN_ANSWER.where(
+                    answers.c.run_id == run.id, answers.c.question_id == question_id
                 )
-                .on_conflict_do_nothing(index_elements=[answers.c.run_id, answers.c.question_id])
-                .returning(answers.c.id)
-            ).first()
-            if stored is not None:
-                if points > 0:
-                    scored = Scored(run.server_id, run.season, run.deck_id, run.user_id, points, at)
-                    sql.add_points(conn, scored, zone)
-                sql.put_card(conn, run.server_id, study, was, now.card)
                 return RunAnswerOutcome(
-                    AnswerStatus.NEW, RunAnswerRecord(question_id, choice, correct, points, at)
+                    AnswerStatus.DUPLICATE, run_answer_record(conn.execute(found).one())
                 )
-            # A repeat in this run: its first answer already claimed the meeting, so the
-            # claim above changed nothing.
-            row = conn.execute(
-                _RUN_ANSWER.where(answers.c.run_id == run.id, answers.c.question_id == question_id)
-            ).one()
-            return RunAnswerOutcome(AnswerStatus.DUPLICATE, run_answer_record(row))
+            if now.points > 0:
+                scored = Scored(run.server_id, run.season, run.deck_id, run.user_id, now.points, at)
+                sql.add_points(conn, scored, zone)
+            sql.put_card(conn, run.server_id, study, was, now.card)
+            record = RunAnswerRecord(question_id, choice, correct, now.points, at)
+            return RunAnswerOutcome(AnswerStatus.NEW, record)
 
         person = (run.server_id, run.user_id)
         return await self._tx.write(write, deadline=deadline, key=person)
@@ -153,6 +138,20 @@ class SqlRuns(SqlAggregate, Runs):
             .where(runs.c.id == run_id, runs.c.finished_at.is_(None))
             .values(finished_at=at)
         )
+
+
+def _meeting(sql: Dialect) -> Any:
+    """The claim of a person's first meeting with a question: a row only for its claimer."""
+    return sql.insert(first_meetings).on_conflict_do_nothing().returning(first_meetings.c.met_at)
+
+
+def _store(sql: Dialect) -> Any:
+    """A run answer, inserted unless the run has one for its question."""
+    return (
+        sql.insert(answers)
+        .on_conflict_do_nothing(index_elements=[answers.c.run_id, answers.c.question_id])
+        .returning(answers.c.id)
+    )
 
 
 _RUN_ANSWER = select(

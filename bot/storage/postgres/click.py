@@ -132,10 +132,42 @@ def period_keys_sql(at: ColumnElement[Any], zone: ColumnElement[Any]) -> list[Co
 def _click() -> Select[Any]:
     """The PostgreSQL click statement (see the module doc)."""
     at = bindparam("answered_at", type_=UtcDateTime())
-    points = bindparam("points", type_=standings.c.points.type)
+    post = _post_cte()
+    new_answer = _answer_cte(post, _meeting_cte(post, at), at)
+    zone = func.coalesce(
+        select(servers.c.timezone)
+        .where(servers.c.server_id == new_answer.c.server_id)
+        .scalar_subquery(),
+        "UTC",
+    )
+    added = _standings_cte(new_answer, at, zone)
+    card_up = _card_cte(new_answer, at, zone)
+    mastery_total = _mastery_cte(post, card_up, at)
+    columns: list[Any] = [
+        post,
+        select(new_answer.c.id).scalar_subquery().label("new_id"),
+        select(card_up.c.mastered).scalar_subquery().label("card_now"),
+        mastery_total.label("mastery_total"),
+        select(new_answer.c.points).scalar_subquery().label("new_points"),
+        POST_CHOICE.scalar_subquery().label("earlier"),
+        *player_columns(),
+    ]
+    columns.append(
+        select(
+            func.json_agg(func.json_build_array(added.c.period, added.c.deck_key, added.c.points))
+        )
+        .scalar_subquery()
+        .label("added")
+    )
+    return select(*columns).select_from(MINE.outerjoin(post, true()))
+
+
+def _post_cte() -> Any:
+    """The clicked post, FOR SHARE (a close waits, or wins), with its server's newest daily
+    post."""
     clicked = posts.alias("clicked")
     newest = posts.alias("newest_scheduled")
-    post = (
+    return (
         select(
             clicked,
             select(newest.c.id)
@@ -149,7 +181,12 @@ def _click() -> Select[Any]:
         .with_for_update(read=True, of=clicked)
         .cte("post")
     )
-    met = (
+
+
+def _meeting_cte(post: Any, at: Any) -> Any:
+    """The person's first meeting with the open post's question, claimed: a row only if
+    theirs to claim."""
+    return (
         postgresql.insert(first_meetings)
         .from_select(
             ["server_id", "season", "user_id", "deck_id", "question_id", "met_at"],
@@ -166,7 +203,13 @@ def _click() -> Select[Any]:
         .returning(first_meetings.c.met_at)
         .cte("met")
     )
-    new_answer = (
+
+
+def _answer_cte(post: Any, met: Any, at: Any) -> Any:
+    """The answer, if the post is open and this is the person's first click on it: the
+    offered points if the meeting was claimed here (`kept`), else 0."""
+    points = bindparam("points", type_=standings.c.points.type)
+    return (
         postgresql.insert(answers)
         .from_select(
             list(ANSWER_COLUMNS),
@@ -194,13 +237,10 @@ def _click() -> Select[Any]:
         )
         .cte("new_answer")
     )
-    scored = select(new_answer.c.points).scalar_subquery()
-    zone = func.coalesce(
-        select(servers.c.timezone)
-        .where(servers.c.server_id == new_answer.c.server_id)
-        .scalar_subquery(),
-        "UTC",
-    )
+
+
+def _standings_cte(new_answer: Any, at: Any, zone: Any) -> Any:
+    """A scoring answer's six standings rows, added to (`bot.domain.scoring.boards`)."""
     boards = union_all(
         *(
             select(
@@ -226,7 +266,7 @@ def _click() -> Select[Any]:
             at,
         ),
     )
-    added = (
+    return (
         added_insert.on_conflict_do_update(
             index_elements=list(standings.primary_key.columns),
             set_={
@@ -245,49 +285,19 @@ def _click() -> Select[Any]:
         )
         .cte("added")
     )
-    card_now, mastery_total = _card_ctes(post, new_answer, at, zone)
-    columns: list[Any] = [
-        post,
-        select(new_answer.c.id).scalar_subquery().label("new_id"),
-        card_now.label("card_now"),
-        mastery_total.label("mastery_total"),
-        scored.label("new_points"),
-        POST_CHOICE.scalar_subquery().label("earlier"),
-        *player_columns(),
-    ]
-    columns.append(
-        select(
-            func.json_agg(func.json_build_array(added.c.period, added.c.deck_key, added.c.points))
-        )
-        .scalar_subquery()
-        .label("added")
-    )
-    return select(*columns).select_from(MINE.outerjoin(post, true()))
 
 
-def _card_ctes(post: Any, new_answer: Any, at: Any, zone: Any) -> tuple[Any, Any]:
+def _card_cte(new_answer: Any, at: Any, zone: Any) -> Any:
     """`bot.domain.review.after_study` for an answer to a post, in the click statement: the
     card's row moved (right: `got_right`; wrong: missed, box 0, due today in the server's
-    zone) and the person's mastery count when `mastered` flips. The card as it was is read
-    from the statement's snapshot. A contract test holds this to the domain's rule."""
+    zone). tests/storage/test_store_kept.py holds this to the domain's rule."""
     correct = bindparam("correct", type_=cards.c.got_right.type)
-    user: Any = bindparam("user_id")
-    was = (
-        select(cards.c.mastered)
-        .where(
-            cards.c.server_id == post.c.server_id,
-            cards.c.user_id == user,
-            cards.c.deck_id == post.c.deck_id,
-            cards.c.question_id == post.c.question_id,
-        )
-        .scalar_subquery()
-    )
     today = cast(func.timezone(zone, at), Date)
     ins = postgresql.insert(cards).from_select(
         [c.name for c in cards.c],
         select(
             new_answer.c.server_id,
-            user,
+            bindparam("user_id"),
             new_answer.c.deck_id,
             new_answer.c.question_id,
             ~correct,
@@ -299,7 +309,7 @@ def _card_ctes(post: Any, new_answer: Any, at: Any, zone: Any) -> tuple[Any, Any
         ),
     )
     missed_now = ins.excluded.missed
-    card_up = (
+    return (
         ins.on_conflict_do_update(
             index_elements=[
                 cards.c.server_id,
@@ -320,6 +330,21 @@ def _card_ctes(post: Any, new_answer: Any, at: Any, zone: Any) -> tuple[Any, Any
         .returning(cards.c.server_id, cards.c.user_id, cards.c.mastered)
         .cte("card_up")
     )
+
+
+def _mastery_cte(post: Any, card_up: Any, at: Any) -> Any:
+    """The person's mastery count moved when the card's `mastered` flipped (the card as it
+    was is read from the statement's snapshot): the new count, or NULL."""
+    was = (
+        select(cards.c.mastered)
+        .where(
+            cards.c.server_id == post.c.server_id,
+            cards.c.user_id == bindparam("user_id"),
+            cards.c.deck_id == post.c.deck_id,
+            cards.c.question_id == post.c.question_id,
+        )
+        .scalar_subquery()
+    )
     step = case((card_up.c.mastered, 1), else_=-1)
     counted = postgresql.insert(mastery).from_select(
         ["server_id", "user_id", "mastered", "reached_at"],
@@ -338,10 +363,7 @@ def _card_ctes(post: Any, new_answer: Any, at: Any, zone: Any) -> tuple[Any, Any
         .returning(mastery.c.mastered)
         .cte("mastery_moved")
     )
-    return (
-        select(card_up.c.mastered).scalar_subquery(),
-        select(moved.c.mastered).scalar_subquery(),
-    )
+    return select(moved.c.mastered).scalar_subquery()
 
 
 CLICK = _click()
