@@ -98,7 +98,9 @@ async def _answer(
     interaction: discord.Interaction, post_id: int, choice: int, deadline: float
 ) -> Handled:
     bot = client_of(interaction)
-    result = await bot.services.quiz.answer(actor(interaction), post_id, choice, deadline=deadline)
+    result = await bot.services.answering.answer(
+        actor(interaction), post_id, choice, deadline=deadline
+    )
     new = result.status is AnswerStatus.NEW
     handled = Handled(result.status.value, post_id, result.correct if new else None)
     if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
@@ -139,8 +141,8 @@ class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
         await clicked(interaction, lambda _deadline: self._switch(interaction), self.post_id)
 
     async def _switch(self, interaction: discord.Interaction) -> Handled:
-        quiz = client_of(interaction).services.quiz
-        result = await quiz.my_answer(actor(interaction), self.post_id, self.locale)
+        services = client_of(interaction).services
+        result = await services.answering.my_answer(actor(interaction), self.post_id, self.locale)
         card, view = answer_reply(result)
         await update(interaction, embeds=[card], view=view)
         return Handled("done", self.post_id)
@@ -175,8 +177,8 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
     async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
         """The clicked question keeps its text and gains the feedback; the next question
         (or the summary) is a new private message, a follow-up on this click's own token."""
-        quiz = client_of(interaction).services.quiz
-        feedback = await quiz.run_answer(
+        services = client_of(interaction).services
+        feedback = await services.runs.run_answer(
             actor(interaction), self.run_id, self.question_id, self.choice, deadline=deadline
         )
         shown = interaction.message.embeds[:1] if interaction.message else []
@@ -218,11 +220,11 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         await clicked(interaction, lambda deadline: self._confirm(interaction, deadline))
 
     async def _confirm(self, interaction: discord.Interaction, deadline: float) -> Handled:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         who = actor(interaction)
-        locale = await quiz.ui_locale(who)
+        locale = await services.catalog.ui_locale(who)
         if self.answer == "yes":
-            season = await quiz.reset(who, self.season, deadline=deadline)
+            season = await services.membership.reset(who, self.season, deadline=deadline)
             await update(interaction, content=text(locale, "reset.done", season=season))
         else:
             await update(interaction, content=text(locale, "reset.cancelled"))
@@ -247,14 +249,14 @@ class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
         await clicked(interaction, lambda deadline: self._confirm(interaction))
 
     async def _confirm(self, interaction: discord.Interaction) -> Handled:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         who = actor(interaction)
-        locale = await quiz.ui_locale(who)
+        locale = await services.catalog.ui_locale(who)
         if self.answer == "yes":
-            answers = await quiz.forget_me(who)
+            answers = await services.membership.forget_me(who)
             await update(interaction, content=text(locale, "privacy.done", answers=answers))
         elif self.answer in ("hide", "show"):
-            await quiz.set_hidden(who, self.answer == "hide")
+            await services.membership.set_hidden(who, self.answer == "hide")
             key = "privacy.hidden" if self.answer == "hide" else "privacy.shown"
             await update(interaction, content=text(locale, key))
         else:

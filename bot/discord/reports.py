@@ -65,10 +65,10 @@ class ReportButton(discord.ui.DynamicItem[Button], template=REPORT):
         await clicked(interaction, lambda _deadline: self._open(interaction))
 
     async def _open(self, interaction: discord.Interaction) -> Handled:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         who = actor(interaction)
-        deck, question = await quiz.may_report(who, self.key)
-        locale = await quiz.reply_locale(who, deck)
+        deck, question = await services.authoring.may_report(who, self.key)
+        locale = await services.catalog.reply_locale(who, deck)
         await interaction.response.send_modal(report_form(locale, self.key, question))
         return DONE
 
@@ -147,8 +147,8 @@ async def _store(interaction: discord.Interaction) -> Handled:
     if match is None:
         raise QuizError("stale_click")
     reason, details = form_values(data.get("components"))
-    quiz = client_of(interaction).services.quiz
+    services = client_of(interaction).services
     who = actor(interaction)
-    await quiz.report_problem(who, match["key"], reason, details)
-    await send(interaction, content=text(await quiz.ui_locale(who), "report.thanks"))
+    await services.authoring.report_problem(who, match["key"], reason, details)
+    await send(interaction, content=text(await services.catalog.ui_locale(who), "report.thanks"))
     return DONE

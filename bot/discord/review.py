@@ -81,8 +81,8 @@ class ReviewButton(discord.ui.DynamicItem[Button], template=REVIEW):
     async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
         """Stored, then the clicked question keeps its text and gains the feedback; what
         comes next is a new private message, a follow-up on this click's own token."""
-        quiz = client_of(interaction).services.quiz
-        feedback = await quiz.review_answer(
+        services = client_of(interaction).services
+        feedback = await services.review.review_answer(
             actor(interaction), self.key, self.number, self.choice, self.tag, deadline=deadline
         )
         msg = review_answer(feedback)
@@ -114,8 +114,10 @@ class TopicButton(discord.ui.DynamicItem[Button], template=TOPIC):
         await clicked(interaction, lambda _deadline: self._start(interaction))
 
     async def _start(self, interaction: discord.Interaction) -> Handled:
-        quiz = client_of(interaction).services.quiz
-        await send_review(interaction, await quiz.start_review(actor(interaction), self.tag))
+        services = client_of(interaction).services
+        await send_review(
+            interaction, await services.review.start_review(actor(interaction), self.tag)
+        )
         return DONE
 
 

@@ -28,7 +28,6 @@ from bot.domain.errors import QuizError
 from bot.observability.metrics import Metrics
 from bot.service.admission import Admission, Closing
 from bot.service.live_posts import LivePosts
-from bot.service.quiz import Quiz
 from bot.service.services import Services
 from bot.slack import actions
 from bot.slack.acks import Acks
@@ -146,7 +145,7 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     token = None if distribution else secrets.slack_bot_token
     admins = Admins(settings.admins)
     delivery = SlackDelivery(
-        posts, Workspaces(settings.api_url, token, distribution), app.quiz, admins
+        posts, Workspaces(settings.api_url, token, distribution), app.catalog, admins
     )
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
@@ -196,8 +195,8 @@ class MalformedActions(AsyncMiddleware):
     them) from the body before calling it, and that is what crashes.
     """
 
-    def __init__(self, quiz: Quiz, metrics: Metrics, sessions: Sessions) -> None:
-        self._quiz = quiz
+    def __init__(self, services: Services, metrics: Metrics, sessions: Sessions) -> None:
+        self._services = services
         self._metrics = metrics
         self._sessions = sessions
 
@@ -216,7 +215,7 @@ class MalformedActions(AsyncMiddleware):
 
         arrived, actor = arrival(req.context), actor_of(req.context)
         to = self._sessions.reply_to(req.context.respond)
-        failure = await guarded(self._quiz, to, actor, refuse)
+        failure = await guarded(self._services, to, actor, refuse)
         record(self._metrics, actor, None, failure or BUG, arrived)
         return BoltResponse(status=200, body="")
 
@@ -230,9 +229,9 @@ def _register(
     sessions: Sessions,
     acks: Acks,
 ) -> None:
-    quiz, metrics, admission = services.quiz, services.metrics, services.admission
-    commands = Commands(quiz, services.publishing, posts, schedule, services.games)
-    clicks = Clicks(quiz, posts)
+    metrics, admission = services.metrics, services.admission
+    commands = Commands(services, services.publishing, posts, schedule, services.games)
+    clicks = Clicks(services, posts)
 
     async def on_command(
         ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, respond: AsyncRespond
@@ -251,7 +250,7 @@ def _register(
             await commands.run(Request(who, channel, context.client, to, name), cmd)
 
         to = sessions.reply_to(respond)
-        if await guarded(quiz, to, actor, work) == BUG:
+        if await guarded(services, to, actor, work) == BUG:
             metrics.error("slack", "command")
 
     def on_click(handle: ClickHandler, *, admin: bool = False) -> Callable[..., Awaitable[None]]:
@@ -294,7 +293,7 @@ def _register(
             who = await admins.check(context.client, actor) if admin else actor
             return await handle(Click(who, value, context.client, deadline))
         except Exception as error:
-            key, message = await failure(quiz, actor, error)
+            key, message = await failure(services, actor, error)
             return Said(text_reply(message), key)
 
     async def on_home(event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -302,21 +301,23 @@ def _register(
         if actor is None or event.get("tab", "home") != "home":
             return
         try:
-            await publish_home(quiz, context.client, actor)
+            await publish_home(services, context.client, actor)
         except Exception:
             log.exception("App Home for %s failed", actor.user_id)
 
     bolt.middleware(
-        SeenEvents(shared=services.first_seen if services.config.file.slack.shared_seen else None)
+        SeenEvents(
+            shared=services.state.first_seen if services.config.file.slack.shared_seen else None
+        )
     )
-    bolt.middleware(MalformedActions(quiz, metrics, sessions))
+    bolt.middleware(MalformedActions(services, metrics, sessions))
     early = acks.early
     bolt.command(COMMAND)(early(on_command))
     bolt.action(actions.ANSWER_IDS)(early(on_click(clicks.answer)))
     bolt.action(actions.LOCALE)(early(on_click(clicks.switch_locale)))
     bolt.action(actions.RUN_IDS)(early(on_click(clicks.run_answer)))
     bolt.action(actions.REVIEW_IDS)(early(on_click(clicks.review_answer)))
-    reports = ReportListeners(quiz, sessions)
+    reports = ReportListeners(services, sessions)
     bolt.action(actions.REVIEW_START)(early(reports.review_start))
     bolt.action(actions.REPORT)(early(reports.report_button))
     bolt.view(actions.REPORT_FORM)(early(reports.report_form))

@@ -24,7 +24,7 @@ from bot.observability.clicklog import (
 from bot.observability.metrics import Metrics
 from bot.presentation.locales import text
 from bot.service.live_posts import LivePosts
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import actions, blocks, review_blocks
 from bot.slack.blocks import Reply
 from bot.slack.posts import Editor
@@ -67,8 +67,8 @@ def record(
 
 
 class Clicks:
-    def __init__(self, quiz: Quiz, posts: LivePosts) -> None:
-        self._quiz = quiz
+    def __init__(self, services: Services, posts: LivePosts) -> None:
+        self._services = services
         self._posts = posts
 
     async def answer(self, click: Click) -> Said:
@@ -76,7 +76,7 @@ class Clicks:
         parsed = actions.parse_post(click.value)
         if parsed is None:
             raise QuizError("stale_click")
-        result = await self._quiz.answer(
+        result = await self._services.answering.answer(
             click.actor, parsed.post_id, parsed.shown, deadline=click.deadline
         )
         new = result.status is AnswerStatus.NEW
@@ -92,7 +92,9 @@ class Clicks:
         parsed = actions.parse_locale(click.value)
         if parsed is None:
             raise QuizError("stale_click")
-        result = await self._quiz.my_answer(click.actor, parsed.post_id, parsed.locale)
+        result = await self._services.answering.my_answer(
+            click.actor, parsed.post_id, parsed.locale
+        )
         return Said(blocks.answer_reply(result), Handled("done", parsed.post_id), replace=True)
 
     async def run_answer(self, click: Click) -> Said:
@@ -100,7 +102,7 @@ class Clicks:
         parsed = actions.parse_run(click.value)
         if parsed is None:
             raise QuizError("stale_click")
-        feedback = await self._quiz.run_answer(
+        feedback = await self._services.runs.run_answer(
             click.actor, parsed.run_id, parsed.question_id, parsed.shown, deadline=click.deadline
         )
         handled = (
@@ -116,7 +118,7 @@ class Clicks:
         parsed = actions.parse_review(click.value)
         if parsed is None:
             raise QuizError("stale_click")
-        feedback = await self._quiz.review_answer(
+        feedback = await self._services.review.review_answer(
             click.actor,
             parsed.key,
             parsed.number,
@@ -135,18 +137,24 @@ class Clicks:
         confirms = actions.parse_reset(click.value)
         if confirms is None:
             raise QuizError("stale_click")
-        season = await self._quiz.reset(click.actor, confirms, deadline=click.deadline)
-        message = text(await self._quiz.ui_locale(click.actor), "reset.done", season=season)
+        season = await self._services.membership.reset(
+            click.actor, confirms, deadline=click.deadline
+        )
+        message = text(
+            await self._services.catalog.ui_locale(click.actor), "reset.done", season=season
+        )
         return Said(blocks.text_reply(message), DONE, replace=True)
 
     async def cancel_reset(self, click: Click) -> Said:
-        message = text(await self._quiz.ui_locale(click.actor), "reset.cancelled")
+        message = text(await self._services.catalog.ui_locale(click.actor), "reset.cancelled")
         return Said(blocks.text_reply(message), DONE, replace=True)
 
     async def forget(self, click: Click) -> Said:
         """The confirm of `/quiz privacy`: the clicker's data in this server, deleted."""
-        answers = await self._quiz.forget_me(click.actor)
-        message = text(await self._quiz.ui_locale(click.actor), "privacy.done", answers=answers)
+        answers = await self._services.membership.forget_me(click.actor)
+        message = text(
+            await self._services.catalog.ui_locale(click.actor), "privacy.done", answers=answers
+        )
         return Said(blocks.text_reply(message), DONE, replace=True)
 
     async def hide(self, click: Click) -> Said:
@@ -157,13 +165,13 @@ class Clicks:
 
     async def _hidden(self, click: Click, hidden: bool) -> Said:
         """The hide (or show) button of `/quiz privacy`."""
-        await self._quiz.set_hidden(click.actor, hidden)
-        locale = await self._quiz.ui_locale(click.actor)
+        await self._services.membership.set_hidden(click.actor, hidden)
+        locale = await self._services.catalog.ui_locale(click.actor)
         message = text(locale, "privacy.hidden" if hidden else "privacy.shown")
         return Said(blocks.text_reply(message), DONE, replace=True)
 
     async def keep(self, click: Click) -> Said:
-        message = text(await self._quiz.ui_locale(click.actor), "privacy.cancelled")
+        message = text(await self._services.catalog.ui_locale(click.actor), "privacy.cancelled")
         return Said(blocks.text_reply(message), DONE, replace=True)
 
     async def unknown(self, click: Click) -> Any:

@@ -74,7 +74,7 @@ def _events_handler(bot: SlackBot) -> Handler:
     secret = bot.signing_secret.encode()
     seen = SeenSignatures(window=MAX_AGE)
     app = bot.app
-    shared = app.first_seen if app is not None and app.config.file.slack.shared_seen else None
+    shared = app.state.first_seen if app is not None and app.config.file.slack.shared_seen else None
 
     async def handle(request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()

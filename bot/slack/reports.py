@@ -15,7 +15,7 @@ from slack_bolt.context.async_context import AsyncBoltContext
 from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.domain.errors import QuizError
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import actions, review_blocks
 from bot.slack.identity import actor_of
 from bot.slack.replies import Sessions, failure, guarded, private
@@ -35,8 +35,8 @@ def _dig(node: object, *keys: str) -> object:
 
 
 class ReportListeners:
-    def __init__(self, quiz: Quiz, sessions: Sessions) -> None:
-        self._quiz = quiz
+    def __init__(self, services: Services, sessions: Sessions) -> None:
+        self._services = services
         self._sessions = sessions
 
     async def review_start(
@@ -55,13 +55,15 @@ class ReportListeners:
         async def work() -> None:
             if actor is None or topic is None:
                 raise QuizError("stale_click")
-            reply = review_blocks.review_reply(await self._quiz.start_review(actor, topic or None))
+            reply = review_blocks.review_reply(
+                await self._services.review.start_review(actor, topic or None)
+            )
             if _dig(body, "container", "type") == "view":
                 await context.client.chat_postMessage(channel=actor.user_id, **reply.payload())
             else:
                 await private(to, reply)
 
-        await guarded(self._quiz, to, actor, work)
+        await guarded(self._services, to, actor, work)
 
     async def report_button(
         self,
@@ -78,14 +80,14 @@ class ReportListeners:
         async def work() -> None:
             if actor is None or key is None:
                 raise QuizError("stale_click")
-            deck, question = await self._quiz.may_report(actor, key)
-            locale = await self._quiz.reply_locale(actor, deck)
+            deck, question = await self._services.authoring.may_report(actor, key)
+            locale = await self._services.catalog.reply_locale(actor, deck)
             form = review_blocks.report_form(locale, key, question)
             await context.client.views_open(
                 trigger_id=str(body.get("trigger_id") or ""), view=form.to_dict()
             )
 
-        await guarded(self._quiz, self._sessions.reply_to(respond), actor, work)
+        await guarded(self._services, self._sessions.reply_to(respond), actor, work)
 
     async def report_form(
         self, ack: AsyncAck, view: dict[str, Any], context: AsyncBoltContext
@@ -100,12 +102,12 @@ class ReportListeners:
         try:
             if actor is None or key is None:
                 raise QuizError("stale_click")
-            await self._quiz.report_problem(
+            await self._services.authoring.report_problem(
                 actor, key, reason, details if isinstance(details, str) else ""
             )
         except Exception as error:
-            _, message = await failure(self._quiz, actor, error)
+            _, message = await failure(self._services, actor, error)
             await ack(response_action="errors", errors={"reason": message[:ERROR_LIMIT]})
             return
-        locale = await self._quiz.ui_locale(actor)
+        locale = await self._services.catalog.ui_locale(actor)
         await ack(response_action="update", view=review_blocks.report_thanks(locale).to_dict())
