@@ -1,5 +1,6 @@
 """What differs between the store's two databases, behind one face: `Dialect`, chosen once,
-in `SqlStore.__init__` (`bot.storage.sql`), and handed to every aggregate as `_sql`.
+in `SqlStore.__init__` (`bot.storage.sql`, by `bot.storage.dialects.dialect_for`), and handed
+to every aggregate as `_sql`.
 
 The aggregates (`posts`, `runs`, `reviews`, `servers`, `standings`, ...) say what is written
 and read in SQLAlchemy Core, the same on both. Where the two databases part, they ask their
@@ -95,16 +96,3 @@ class Dialect(Protocol):
     def serialize(self, conn: Connection, space: int, key: str) -> None:
         """Transactions of one `key` (in `space`) run one after the other from here on."""
         ...
-
-
-def dialect_for(name: str) -> Dialect:
-    """The dialect of a database SQLAlchemy names `name` ("sqlite" or "postgresql")."""
-    if name == "sqlite":
-        from bot.storage.sqlite.dialect import Sqlite
-
-        return Sqlite()
-    if name == "postgresql":
-        from bot.storage.postgres.dialect import Postgres
-
-        return Postgres()
-    raise ValueError(f"unsupported database {name!r}")

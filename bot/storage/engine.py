@@ -28,7 +28,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from bot.config import SetupError
 from bot.service.ports import StoreUnavailable
-from bot.storage.dialect import dialect_for
+from bot.storage.dialects import dialect_for
 from bot.storage.transactions import BUSY_MS, LOCK_WAIT, READ, WRITE, RolledBack
 from bot.storage.trouble import (
     ROLLED_BACK,

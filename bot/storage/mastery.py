@@ -19,14 +19,12 @@ from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
-from sqlalchemy import ColumnElement, and_, bindparam, delete, func, select
+from sqlalchemy import ColumnElement, and_, bindparam, func, select
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import Standing
-from bot.domain.review import Card, Study, after_study, local_day
-from bot.storage.dialect import Dialect
+from bot.domain.review import Card, Study
 from bot.storage.tables import cards, mastery, mastery_counts, servers
-from bot.storage.transactions import accumulate
 
 CARD_KEY = (cards.c.server_id, cards.c.user_id, cards.c.deck_id, cards.c.question_id)
 CARD_STATE = ("missed", "box", "due", "reviews", "got_right", "mastered")
@@ -59,16 +57,6 @@ def card_of(deck_id: str, question_id: str, state: Sequence[Any] | None) -> Card
     return Card(deck_id, question_id, bool(missed), int(box), day, int(reviews), bool(got_right))
 
 
-def keep_review(dialect: Dialect, conn: Connection, server_id: str, study: Study) -> Card:
-    """Applies one stored review answer to its person's card (`after_study`, due days in the
-    server's zone now), in the transaction that stored it."""
-    was = dialect.card(conn, server_id, study)
-    day = local_day(study.at, dialect.server_zone(conn, server_id))
-    now = after_study(was, study, day)
-    dialect.put_card(conn, server_id, study, was, now)
-    return now
-
-
 class MasteryCounts:
     """One transaction's moves of people between mastery counts, per (server, count); each
     dialect writes them its way (`write`)."""
@@ -98,18 +86,8 @@ class MasteryCounts:
         raise NotImplementedError
 
 
-def _person(table: Any, server_id: str, user_id: str) -> ColumnElement[bool]:
+def person(table: Any, server_id: str, user_id: str) -> ColumnElement[bool]:
     return and_(table.c.server_id == server_id, table.c.user_id == user_id)
-
-
-def forget_mastery(dialect: Dialect, conn: Connection, server_id: str, user_id: str) -> None:
-    """Deletes a person's cards and count, and takes them out of the server's counts."""
-    dialect.pending_written(conn)
-    count = conn.scalar(select(mastery.c.mastered).where(_person(mastery, server_id, user_id)))
-    if count:
-        accumulate(conn, dialect.mastery_counts).move(server_id, count, 0)
-    conn.execute(delete(mastery).where(_person(mastery, server_id, user_id)))
-    conn.execute(delete(cards).where(_person(cards, server_id, user_id)))
 
 
 def read_cards(conn: Connection, server_id: str, user_id: str) -> list[Card]:
@@ -122,7 +100,7 @@ def read_cards(conn: Connection, server_id: str, user_id: str) -> list[Card]:
             cards.c.due,
             cards.c.reviews,
             cards.c.got_right,
-        ).where(_person(cards, server_id, user_id))
+        ).where(person(cards, server_id, user_id))
     )
     return [card_of(r.deck_id, r.question_id, tuple(r)[2:]) for r in rows]
 
@@ -148,7 +126,7 @@ def read_board(conn: Connection, server_id: str, limit: int) -> Sequence[Standin
 def read_standing(conn: Connection, server_id: str, user_id: str) -> Standing | None:
     """One person's row of the mastery board: 1 + the people with more mastered."""
     row = conn.execute(
-        select(mastery.c.mastered, mastery.c.reached_at).where(_person(mastery, server_id, user_id))
+        select(mastery.c.mastered, mastery.c.reached_at).where(person(mastery, server_id, user_id))
     ).first()
     if row is None or row.mastered <= 0:
         return None

@@ -12,10 +12,10 @@ from sqlalchemy.engine import Connection
 from bot.domain.errors import QuizError
 from bot.domain.problems import DAILY_REPORTS, REPORT_WINDOW, ProblemReport, Reason, refusal
 from bot.domain.records import Standing
-from bot.domain.review import Card, Source, Study
+from bot.domain.review import Card, Source, Study, after_study, local_day
 from bot.service.ports import Problems, Reviews
 from bot.storage.aggregate import SqlAggregate
-from bot.storage.mastery import keep_review, read_board, read_cards, read_standing
+from bot.storage.mastery import read_board, read_cards, read_standing
 from bot.storage.player import AnyRow
 from bot.storage.tables import REPORT_OPEN, answers, problem_reports, review_answers
 
@@ -107,7 +107,10 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         def write(conn: Connection) -> bool:
             if conn.execute(stmt).first() is None:
                 return False
-            keep_review(self._sql, conn, server_id, study)
+            # the card moved by `after_study`, due days in the server's zone now
+            was = self._sql.card(conn, server_id, study)
+            day = local_day(at, self._sql.server_zone(conn, server_id))
+            self._sql.put_card(conn, server_id, study, was, after_study(was, study, day))
             return True
 
         return await self._tx.write(write, deadline=deadline, key=(server_id, user_id))

@@ -11,13 +11,15 @@ from sqlalchemy.engine import Connection
 from bot.domain.records import ServerSettings
 from bot.service.ports import Servers
 from bot.storage.aggregate import SqlAggregate
-from bot.storage.mastery import forget_mastery
+from bot.storage.mastery import person
 from bot.storage.player import SERVER, USER_LOCALE, server_settings
 from bot.storage.tables import (
     answers,
+    cards,
     first_meetings,
     game_results,
     held_answers,
+    mastery,
     meta,
     problem_reports,
     review_answers,
@@ -109,6 +111,8 @@ class SqlServers(SqlAggregate, Servers):
         def where(table: Table) -> ColumnElement[bool]:
             return and_(table.c.server_id == server_id, table.c.user_id == user_id)
 
+        who = (server_id, user_id)
+
         def forget(conn: Connection) -> int:
             self._sql.pending_written(conn)  # this transaction's points first, then forgotten
             counts = accumulate(conn, self._sql.score_counts)
@@ -122,7 +126,11 @@ class SqlServers(SqlAggregate, Servers):
             ):
                 counts.leave((server_id, row.season, row.period, row.deck_key), row.points)
             conn.execute(delete(standings).where(where(standings)))
-            forget_mastery(self._sql, conn, server_id, user_id)
+            mastered = conn.scalar(select(mastery.c.mastered).where(person(mastery, *who)))
+            if mastered:  # out of the server's counts
+                accumulate(conn, self._sql.mastery_counts).move(server_id, mastered, 0)
+            conn.execute(delete(mastery).where(person(mastery, *who)))
+            conn.execute(delete(cards).where(person(cards, *who)))
             answered = conn.execute(delete(answers).where(where(answers))).rowcount
             forgotten = (runs, first_meetings, review_answers, problem_reports, game_results)
             conn.execute(delete(held_answers).where(where(held_answers)))

@@ -17,7 +17,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import QuizStore
-from bot.storage.dialect import dialect_for
+from bot.storage.dialects import dialect_for
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
 from bot.storage.games import SqlGames
 from bot.storage.posts import SqlPosts
