@@ -69,6 +69,11 @@ class Card:
     right: bool
     """Answered right outside review at least once."""
 
+    @classmethod
+    def new(cls, deck_id: str, question_id: str) -> Card:
+        """The card of a question the person has not answered yet."""
+        return cls(deck_id, question_id, False, 0, None, 0, False)
+
     def is_due(self, today: date) -> bool:
         return self.due is not None and self.due <= today
 
@@ -99,7 +104,7 @@ def cards_of(studies: Iterable[Study], zone: str) -> dict[tuple[str, str], Card]
     cards: dict[tuple[str, str], Card] = {}
     for s in sorted(studies, key=lambda s: s.at):
         key = (s.deck_id, s.question_id)
-        card = cards.get(key) or Card(s.deck_id, s.question_id, False, 0, None, 0, False)
+        card = cards.get(key) or Card.new(s.deck_id, s.question_id)
         cards[key] = after_study(card, s, local_day(s.at, zone))
     return cards
 

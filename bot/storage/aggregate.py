@@ -1,7 +1,8 @@
 """What the SQL store's aggregates share: the transactions and the one-statement shapes.
 
 Each aggregate (`servers`, `posts`, `runs`, `standings`, `schedules`) is a mixin of
-`bot.storage.sql.SqlStore`, which sets `_tx` and `_insert` once for all of them. A method
+`bot.storage.sql.SqlStore`, which sets `_tx` and `_sql` (the database's `Dialect`) once for
+all of them. A method
 builds its statements and runs them as one function of a sync connection (see
 `bot.storage.transactions`): one transaction, one hop.
 
@@ -13,25 +14,23 @@ UPDATE ... WHERE still-open; never a plain read followed by a write.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import Executable, Table
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from bot.storage.dialect import Dialect
 from bot.storage.player import AnyRow
 from bot.storage.transactions import Transactions
-
-Insert = sqlite.Insert | postgresql.Insert
 
 
 class SqlAggregate:
     """The helpers every aggregate's methods run their statements with."""
 
     _tx: Transactions
-    _insert: Callable[[Table], Insert]
-    """The dialect's INSERT, which knows ON CONFLICT."""
+    _sql: Dialect
+    """What differs between SQLite and PostgreSQL, chosen once for the store."""
 
     async def _one(
         self, stmt: Executable, *, write: bool = False, deadline: float | None = None
@@ -65,5 +64,5 @@ class SqlAggregate:
 
     async def _upsert(self, table: Table, key: dict[str, Any], values: dict[str, Any]) -> None:
         """Sets `values` on the row of `key`, inserting it if there is none."""
-        stmt = self._insert(table).values(**key, **values)
+        stmt = self._sql.insert(table).values(**key, **values)
         await self._exec(stmt.on_conflict_do_update(index_elements=list(key), set_=values))

@@ -16,11 +16,10 @@ import re
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import Engine, event, func, select, text
+from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
 from sqlalchemy.engine import make_url as engine_url
 from sqlalchemy.exc import DisconnectionError
@@ -29,6 +28,7 @@ from sqlalchemy.pool import ConnectionPoolEntry
 
 from bot.config import SetupError
 from bot.service.ports import StoreUnavailable
+from bot.storage.dialects import dialect_for
 from bot.storage.transactions import BUSY_MS, LOCK_WAIT, READ, WRITE, RolledBack
 from bot.storage.trouble import (
     ROLLED_BACK,
@@ -44,7 +44,6 @@ from bot.storage.url import database_url
 __all__ = ["sqlstate_of", "transient_sqlstate"]  # where tests and tools found them first
 
 MIGRATIONS = Path(__file__).with_name("migrations")
-_MIGRATION_LOCK = 0x71756977  # "quiw": serializes concurrent upgrades on one PostgreSQL database
 _SCHEMA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -213,18 +212,6 @@ class CannotWrite(SetupError):
     said in one line, before anything is promised to anyone."""
 
 
-_WHY = {
-    "read-only": "check that the bot's user may write the file and its folder, and that "
-    "the disk is mounted read-write",
-    "full": "free some disk space",
-    "locked": "another process holds its write lock (a second quizbot, a migration, "
-    "a sqlite3 shell); stop it or try again",
-    "cannot open": "check that the file and its folder exist and the bot may open them",
-}
-_WHY_POSTGRESQL = {
-    "read-only": "the server takes no writes (a standby?): point the URL at the primary",
-    "out of resources": "the server is out of disk, memory or connections",
-}
 _WHY_ELSE = "is the database server running, and the URL right?"
 _PROBE = text("UPDATE alembic_version SET version_num = version_num")
 """A write that changes nothing: SQLite (which starts even BEGIN IMMEDIATE on a read-only
@@ -236,24 +223,18 @@ async def migrate(engine: AsyncEngine) -> None:
     migrate one after the other (SQLite's write lock, a PostgreSQL advisory lock), and
     writes in it: a database with nothing to migrate may still be one this process cannot
     write to, which is said now (`CannotWrite`) rather than to the first person to click."""
-    options: dict[str, Any] = {WRITE: True}
-    if engine.dialect.name == "postgresql":
-        options["isolation_level"] = "READ COMMITTED"  # a transaction, whatever the default
+    dialect = dialect_for(engine.dialect.name)
+    options: dict[str, Any] = {WRITE: True, **dialect.migration_options}
     try:
         async with engine.execution_options(**options).begin() as connection:
-            if connection.dialect.name == "postgresql":
-                await connection.execute(select(func.pg_advisory_xact_lock(_MIGRATION_LOCK)))
+            await connection.run_sync(dialect.lock_migrations)
             await connection.run_sync(_alembic_upgrade)
             await connection.execute(_PROBE)
     except StoreUnavailable as refused:
         cause = refused.__cause__ or refused
         kind = passing(cause) or "unreachable"
-        where = engine.url.render_as_string(hide_password=True)
-        if engine.dialect.name == "sqlite":  # the file, as people name it
-            where = unquote((engine.url.database or "").removeprefix("file:"))
-        why = (_WHY_POSTGRESQL if engine.dialect.name == "postgresql" else _WHY).get(
-            kind, _WHY_ELSE
-        )
+        where = dialect.named(engine.url)
+        why = dialect.cannot_write.get(kind, _WHY_ELSE)
         raise CannotWrite(
             f"the database {where} cannot be written to ({kind}: {describe(cause)}): {why}"
         ) from refused

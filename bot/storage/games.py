@@ -25,7 +25,7 @@ RUNNING = GameState.RUNNING.value
 class SqlGames(SqlAggregate, Games):
     async def create_game(self, game: NewGame) -> GameRecord | None:
         stmt = (
-            self._insert(games)
+            self._sql.insert(games)
             .values(
                 server_id=game.server_id,
                 channel_id=game.channel_id,

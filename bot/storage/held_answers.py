@@ -5,7 +5,7 @@ was right, points, totals, review, mastery): the answer would pass from one play
 next. So a click on a game's post is stored in `held_answers` (acknowledged only once it
 is, as any click), which only the reveal's close reads. Closing the post (`settle`, in the
 closing transaction) writes each held click as the click it is, through the same write as a
-click on any post (`PostAnswerWrite`: the answer, the first meeting and its points, the
+click on any post (`bot.storage.post_answers`: the answer, the first meeting and its points, the
 card and mastery), in the order the clicks came and at the times they were made, so every
 rule of scoring stays in one place. Everything that reads `answers` therefore sees a game's
 clicks only once its question is revealed.
@@ -14,16 +14,14 @@ clicks only once its question is revealed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import bindparam, delete, select
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
+from bot.storage.dialect import Dialect
 from bot.storage.player import POST_CHOICE, POST_CLICK, player_of, read_player
-from bot.storage.post_answers import PostAnswerWrite
 from bot.storage.records import post_record
-from bot.storage.scores import insert_for
 from bot.storage.tables import held_answers
 
 HELD_CHOICE = select(held_answers.c.choice).where(
@@ -36,17 +34,6 @@ _HELD = (
     .order_by(held_answers.c.answered_at, held_answers.c.user_id)
 )
 _LET_GO = delete(held_answers).where(held_answers.c.post_id == bindparam("post_id"))
-_HOLD: dict[str, Any] = {}
-
-
-def _hold_stmt(conn: Connection) -> Any:
-    stmt = _HOLD.get(conn.dialect.name)
-    if stmt is None:
-        ins = insert_for(conn, held_answers)
-        stmt = _HOLD[conn.dialect.name] = ins.on_conflict_do_nothing(
-            index_elements=[held_answers.c.post_id, held_answers.c.user_id]
-        ).returning(held_answers.c.choice)
-    return stmt
 
 
 @dataclass(frozen=True)
@@ -55,6 +42,7 @@ class HeldAnswerWrite:
     this is the person's first click on it (the key decides), nothing scored yet."""
 
     answer: PostAnswer
+    dialect: Dialect
 
     def __call__(self, conn: Connection) -> PostAnswerOutcome:
         answer = self.answer
@@ -68,8 +56,8 @@ class HeldAnswerWrite:
         if post.closed_at is not None:  # revealed: its held clicks are answers now
             earlier = conn.scalar(POST_CHOICE, keys)
             return PostAnswerOutcome(AnswerStatus.CLOSED, earlier, before, post)
-        held = conn.execute(
-            _hold_stmt(conn),
+        held = self.dialect.hold(
+            conn,
             {
                 "post_id": post.id,
                 "user_id": user_id,
@@ -79,15 +67,15 @@ class HeldAnswerWrite:
                 "points": answer.points,
                 "answered_at": answer.at,
             },
-        ).first()
+        )
         if held is None:  # the person's first click stands
             earlier = conn.scalar(HELD_CHOICE, keys)
             return PostAnswerOutcome(AnswerStatus.DUPLICATE, earlier, before, post)
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, before, post)
 
 
-def settle(conn: Connection, post: PostRecord) -> int:
-    """Writes the post's held clicks as the clicks they are (`PostAnswerWrite`, in the
+def settle(dialect: Dialect, conn: Connection, post: PostRecord) -> int:
+    """Writes the post's held clicks as the clicks they are (`Dialect.write_clicks`, in the
     order they came), in the transaction that closes it, before it is marked closed; how
     many there were."""
     if post.game_id is None:
@@ -95,10 +83,9 @@ def settle(conn: Connection, post: PostRecord) -> int:
     rows = conn.execute(_HELD, {"post_id": post.id}).all()
     if not rows:
         return 0
-    writes = [
-        PostAnswerWrite(PostAnswer(post, r.user_id, r.choice, r.correct, r.points, r.answered_at))
-        for r in rows
-    ]
-    PostAnswerWrite.run_many(conn, writes)
+    dialect.write_clicks(
+        conn,
+        [PostAnswer(post, r.user_id, r.choice, r.correct, r.points, r.answered_at) for r in rows],
+    )
     conn.execute(_LET_GO, {"post_id": post.id})
     return len(rows)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
 
+from bot.domain.answer import points_for
 from bot.domain.health import QuestionTally, Try, tallies
 from bot.domain.records import (
     AnswerStatus,
@@ -30,8 +31,8 @@ from bot.domain.records import (
     StandingsQuery,
     Totals,
 )
-from bot.domain.review import Source, Study
-from bot.domain.scoring import meeting_points
+from bot.domain.review import Source, Study, local_day
+from bot.domain.scoring import kept
 from bot.domain.totals import DailyPost, streak_of
 from bot.service.ports import QuestionOpen, QuizStore
 from bot.storage.memory_answers import Answers, StoredAnswer
@@ -276,27 +277,46 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
         return PostAnswerOutcome(AnswerStatus.NEW, answer.choice, player, post, points)
 
     def _answer(self, post: PostRecord, answer: PostAnswer) -> int:
-        """Stores a first click on an open post: its points (only at the person's first
-        meeting with the question), its answer and its card; the points."""
-        server_id, user_id = post.server_id, answer.user_id
-        meeting = (server_id, post.season, user_id, post.deck_id, post.question_id)
-        points = 0 if meeting in self._met else answer.points
-        self._met.add(meeting)
-        new = StoredAnswer(
-            user_id,
+        """Stores a first click on an open post (`_kept`); the points."""
+        stored = self._kept(
+            post.server_id,
+            post.season,
+            answer.user_id,
             post.deck_id,
             post.question_id,
             answer.choice,
             answer.correct,
-            points,
-            _utc(answer.at),
+            answer.points,
+            answer.at,
         )
-        stored = self._answers.add(
-            post.server_id, post.season, new, self._settings(server_id).timezone
-        )
-        self._post_answers[post.id][user_id] = stored
-        self.keep_card(server_id, _played(stored))
-        return points
+        self._post_answers[post.id][answer.user_id] = stored
+        return stored.points
+
+    def _kept(
+        self,
+        server_id: str,
+        season: int,
+        user_id: str,
+        deck_id: str,
+        question_id: str,
+        choice: int,
+        correct: bool,
+        offered: int,
+        at: datetime,
+    ) -> StoredAnswer:
+        """Stores an answer to a post or in a run by `bot.domain.scoring.kept`: its points
+        (only at the person's first meeting with the question), its answer and its card."""
+        meeting = (server_id, season, user_id, deck_id, question_id)
+        first = meeting not in self._met
+        self._met.add(meeting)
+        zone = self._settings(server_id).timezone
+        study = Study(user_id, deck_id, question_id, correct, _utc(at), Source.PLAY)
+        was = self.card(server_id, study)
+        now = kept(study, offered, first, was, local_day(study.at, zone))
+        new = StoredAnswer(user_id, deck_id, question_id, choice, correct, now.points, study.at)
+        stored = self._answers.add(server_id, season, new, zone)
+        self.put_card(server_id, study, was, now.card)
+        return stored
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         answer = self._post_answers.get(post_id, {}).get(user_id)
@@ -348,16 +368,18 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
         earlier = self._run_answers[run.id].get(question_id)
         if earlier is not None:
             return RunAnswerOutcome(AnswerStatus.DUPLICATE, earlier.record())
-        meeting = (run.server_id, run.season, run.user_id, run.deck_id, question_id)
-        first = meeting not in self._met
-        self._met.add(meeting)
-        points = meeting_points(correct, first)
-        new = StoredAnswer(run.user_id, run.deck_id, question_id, choice, correct, points, _utc(at))
-        stored = self._answers.add(
-            run.server_id, run.season, new, self._settings(run.server_id).timezone
+        stored = self._kept(
+            run.server_id,
+            run.season,
+            run.user_id,
+            run.deck_id,
+            question_id,
+            choice,
+            correct,
+            points_for(correct),
+            at,
         )
         self._run_answers[run.id][question_id] = stored
-        self.keep_card(run.server_id, _played(stored))
         return RunAnswerOutcome(AnswerStatus.NEW, stored.record())
 
     async def finish_run(self, run_id: int, at: datetime) -> None:
@@ -403,14 +425,3 @@ class MemoryStore(MemorySchedules, MemoryReviews, MemoryGames, QuizStore):
             self._answers.totals(server_id, settings.season, user_id),
             self._streak(server_id, user_id),
         )
-
-
-def _played(answer: StoredAnswer) -> Study:
-    return Study(
-        answer.user_id,
-        answer.deck_id,
-        answer.question_id,
-        answer.correct,
-        answer.answered_at,
-        Source.PLAY,
-    )

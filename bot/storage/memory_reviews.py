@@ -31,12 +31,24 @@ class MemoryReviews(Reviews, Problems):
         raise NotImplementedError  # MemoryStore's
 
     def keep_card(self, server_id: str, study: Study) -> None:
-        """Moves the person's card by one stored answer, as the SQL store does."""
-        mine = self._cards.setdefault((server_id, study.user_id), {})
-        key = (study.deck_id, study.question_id)
-        before = mine.get(key) or Card(study.deck_id, study.question_id, False, 0, None, 0, False)
+        """Moves the person's card by one stored review answer, as the SQL store does."""
         zone = self._settings(server_id).timezone
-        after = mine[key] = after_study(before, study, local_day(study.at, zone))
+        before = self.card(server_id, study)
+        self.put_card(
+            server_id, study, before, after_study(before, study, local_day(study.at, zone))
+        )
+
+    def card(self, server_id: str, study: Study) -> Card:
+        """The person's card for the study's question."""
+        mine = self._cards.get((server_id, study.user_id), {})
+        return mine.get((study.deck_id, study.question_id)) or Card.new(
+            study.deck_id, study.question_id
+        )
+
+    def put_card(self, server_id: str, study: Study, before: Card, after: Card) -> None:
+        """The card moved from `before` to `after`, and the person's mastery count with it."""
+        mine = self._cards.setdefault((server_id, study.user_id), {})
+        mine[(study.deck_id, study.question_id)] = after
         if after.mastered != before.mastered:
             count, _ = self._mastered.get((server_id, study.user_id), (0, study.at))
             step = 1 if after.mastered else -1

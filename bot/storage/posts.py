@@ -21,7 +21,7 @@ from bot.storage.tables import UtcDateTime, answers, first_meetings, held_answer
 class SqlPosts(SqlAggregate, PostsAndAnswers):
     async def create_post(self, post: NewPost) -> PostRecord:
         stmt = (
-            self._insert(posts)
+            self._sql.insert(posts)
             .values(
                 server_id=post.server_id,
                 channel_id=post.channel_id,
@@ -76,7 +76,7 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
         at: datetime,
     ) -> None:
         await self._exec(
-            self._insert(first_meetings)
+            self._sql.insert(first_meetings)
             .values(
                 server_id=server_id,
                 season=season,
@@ -117,7 +117,7 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
             row = conn.execute(_OPEN_POST, {"post_id": post_id}).first()
             if row is None:
                 return False
-            settle(conn, post_record(row))
+            settle(self._sql, conn, post_record(row))
             conn.execute(_CLOSE, {"post_id": post_id, "at": at})
             return True
 
@@ -130,7 +130,7 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
         def discard(conn: Connection) -> None:
             row = conn.execute(_OPEN_POST, {"post_id": post_id}).first()
             if row is not None:
-                settle(conn, post_record(row))
+                settle(self._sql, conn, post_record(row))
             conn.execute(_DISCARD, {"post_id": post_id, "at": at})
 
         await self._tx.write(discard)
@@ -142,9 +142,10 @@ class SqlPosts(SqlAggregate, PostsAndAnswers):
         earlier choice, if any (see `bot.storage.post_answers`)."""
         person = (answer.post.server_id, answer.user_id)
         if answer.post.game_id is not None:  # held until its reveal (`held_answers`)
-            held = HeldAnswerWrite(answer)
+            held = HeldAnswerWrite(answer, self._sql)
             return await self._tx.write(held, deadline=deadline, key=person)
-        return await self._tx.write(PostAnswerWrite(answer), deadline=deadline, key=person)
+        write = PostAnswerWrite(answer, self._sql)
+        return await self._tx.write(write, deadline=deadline, key=person)
 
     async def post_answer_of(self, post_id: int, user_id: str) -> int | None:
         """Held (a game's open question) or answered."""

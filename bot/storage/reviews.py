@@ -6,22 +6,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Integer, Select, func, literal, or_, select, union_all, update
+from sqlalchemy import Select, literal, or_, select, union_all, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.errors import QuizError
 from bot.domain.problems import DAILY_REPORTS, REPORT_WINDOW, ProblemReport, Reason, refusal
 from bot.domain.records import Standing
-from bot.domain.review import Card, Source, Study
+from bot.domain.review import Card, Source, Study, after_study, local_day
 from bot.service.ports import Problems, Reviews
 from bot.storage.aggregate import SqlAggregate
-from bot.storage.mastery import keep_card, read_board, read_cards, read_standing
+from bot.storage.mastery import read_board, read_cards, read_standing
 from bot.storage.player import AnyRow
 from bot.storage.tables import REPORT_OPEN, answers, problem_reports, review_answers
 
 _REPORTS_LOCK = 0x71757270
-"""PostgreSQL: with a person's hash, the advisory lock their report takes (two processes'
-reports of one person wait for each other; SQLite's write lock does this by itself)."""
+"""With a person, what their report serializes on (`Dialect.serialize`): two processes'
+reports of one person wait for each other."""
 
 
 def _studies(server_id: str, user_id: str | None) -> Select[tuple[object, ...]]:
@@ -87,7 +87,7 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         deadline: float | None = None,
     ) -> bool:
         stmt = (
-            self._insert(review_answers)
+            self._sql.insert(review_answers)
             .values(
                 server_id=server_id,
                 user_id=user_id,
@@ -107,7 +107,10 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         def write(conn: Connection) -> bool:
             if conn.execute(stmt).first() is None:
                 return False
-            keep_card(conn, server_id, study)
+            # the card moved by `after_study`, due days in the server's zone now
+            was = self._sql.card(conn, server_id, study)
+            day = local_day(at, self._sql.server_zone(conn, server_id))
+            self._sql.put_card(conn, server_id, study, was, after_study(was, study, day))
             return True
 
         return await self._tx.write(write, deadline=deadline, key=(server_id, user_id))
@@ -115,14 +118,9 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
     async def report_problem(self, report: ProblemReport) -> int:
         p = problem_reports.c
         person = (report.server_id, report.user_id)
-        lock = select(
-            func.pg_advisory_xact_lock(
-                literal(_REPORTS_LOCK, Integer), func.hashtext(f"{person[0]}\n{person[1]}")
-            )
-        )
         mine = _reports_by(report.server_id, report.user_id, report.reported_at - REPORT_WINDOW)
         stmt = (
-            self._insert(problem_reports)
+            self._sql.insert(problem_reports)
             .values(
                 server_id=report.server_id,
                 user_id=report.user_id,
@@ -141,8 +139,7 @@ class SqlReviews(SqlAggregate, Reviews, Problems):
         )
 
         def write(conn: Connection) -> int:
-            if conn.dialect.name == "postgresql":
-                conn.execute(lock)
+            self._sql.serialize(conn, _REPORTS_LOCK, f"{person[0]}\n{person[1]}")
             found = [_report(r) for r in conn.execute(mine)]
             refused = refusal(found, report.deck_id, report.question_id, report.reported_at)
             if refused is not None:

@@ -36,7 +36,7 @@ class SqlSchedules(SqlAggregate, Schedules):
             "enabled": True,
             "updated_at": new.at,
         }
-        stmt = self._insert(schedules).values(
+        stmt = self._sql.insert(schedules).values(
             server_id=new.server_id, channel_id=new.channel_id, created_at=new.at, **settings
         )
         upsert = stmt.on_conflict_do_update(
@@ -129,7 +129,7 @@ class SqlSlots(SqlAggregate, Slots):
         """INSERT ... ON CONFLICT DO NOTHING RETURNING on the (schedule, date) primary key:
         exactly one caller gets a row back, across processes and restarts."""
         stmt = (
-            self._insert(schedule_slots)
+            self._sql.insert(schedule_slots)
             .values(
                 schedule_id=schedule_id, local_date=local_date, status=status.value, claimed_at=at
             )

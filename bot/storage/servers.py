@@ -11,14 +11,15 @@ from sqlalchemy.engine import Connection
 from bot.domain.records import ServerSettings
 from bot.service.ports import Servers
 from bot.storage.aggregate import SqlAggregate
-from bot.storage.mastery import forget_mastery
+from bot.storage.mastery import person
 from bot.storage.player import SERVER, USER_LOCALE, server_settings
-from bot.storage.scores import PendingPoints, ScoreCounts
 from bot.storage.tables import (
     answers,
+    cards,
     first_meetings,
     game_results,
     held_answers,
+    mastery,
     meta,
     problem_reports,
     review_answers,
@@ -28,7 +29,7 @@ from bot.storage.tables import (
     standings,
     user_settings,
 )
-from bot.storage.transactions import accumulate, written
+from bot.storage.transactions import accumulate
 
 DEFAULT_DECK = select(servers.c.default_deck).where(servers.c.server_id == bindparam("server_id"))
 
@@ -60,7 +61,7 @@ class SqlServers(SqlAggregate, Servers):
     ) -> int | None:
         # A compare-and-set: the row moves from `after` to `after + 1` at most once. A server
         # never stored is in season 1, so only after=1 may create its row.
-        stmt = self._insert(servers).values(
+        stmt = self._sql.insert(servers).values(
             server_id=server_id, season=after + 1, season_started_at=at
         )
         stmt = stmt.on_conflict_do_update(
@@ -110,9 +111,11 @@ class SqlServers(SqlAggregate, Servers):
         def where(table: Table) -> ColumnElement[bool]:
             return and_(table.c.server_id == server_id, table.c.user_id == user_id)
 
+        who = (server_id, user_id)
+
         def forget(conn: Connection) -> int:
-            written(conn, PendingPoints)  # this transaction's points first, then forgotten
-            counts = accumulate(conn, ScoreCounts)
+            self._sql.pending_written(conn)  # this transaction's points first, then forgotten
+            counts = accumulate(conn, self._sql.score_counts)
             for row in conn.execute(
                 select(
                     standings.c.season,
@@ -123,7 +126,11 @@ class SqlServers(SqlAggregate, Servers):
             ):
                 counts.leave((server_id, row.season, row.period, row.deck_key), row.points)
             conn.execute(delete(standings).where(where(standings)))
-            forget_mastery(conn, server_id, user_id)
+            mastered = conn.scalar(select(mastery.c.mastered).where(person(mastery, *who)))
+            if mastered:  # out of the server's counts
+                accumulate(conn, self._sql.mastery_counts).move(server_id, mastered, 0)
+            conn.execute(delete(mastery).where(person(mastery, *who)))
+            conn.execute(delete(cards).where(person(cards, *who)))
             answered = conn.execute(delete(answers).where(where(answers))).rowcount
             forgotten = (runs, first_meetings, review_answers, problem_reports, game_results)
             conn.execute(delete(held_answers).where(where(held_answers)))
@@ -134,7 +141,7 @@ class SqlServers(SqlAggregate, Servers):
         return await self._tx.write(forget)
 
     async def first_seen(self, key: str, at: datetime, expires_at: datetime) -> bool:
-        stmt = self._insert(seen_requests).values(key=key, expires_at=expires_at)
+        stmt = self._sql.insert(seen_requests).values(key=key, expires_at=expires_at)
         stmt = stmt.on_conflict_do_update(
             index_elements=[seen_requests.c.key],
             set_={"expires_at": stmt.excluded.expires_at},

@@ -4,7 +4,8 @@ Servers (`servers`), posts and their answers (`posts`, the click in `post_answer
 (`runs`), review answers and problem reports (`reviews`), standings (`standings`, kept by
 `scores`, read by `player`), schedules and slots (`schedules`); what they share in
 `aggregate`, the engines in `engine`, the transactions in `transactions` (and
-`group_commit`, `checkpoints`), database trouble in `trouble`.
+`group_commit`, `checkpoints`), database trouble in `trouble`. What differs between SQLite
+and PostgreSQL is each one's `Dialect` (`dialect`, `sqlite/`, `postgres/`), chosen here.
 """
 
 from __future__ import annotations
@@ -12,11 +13,11 @@ from __future__ import annotations
 import time
 
 from sqlalchemy import text
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bot.service.ports import QuizStore
+from bot.storage.dialects import dialect_for
 from bot.storage.engine import migrate, store_engine, translate_errors, tune_sqlite
 from bot.storage.games import SqlGames
 from bot.storage.posts import SqlPosts
@@ -63,17 +64,14 @@ class SqlStore(
     """The quiz's state in SQL. Build it with `open_store`; `close` when done."""
 
     def __init__(self, engine: AsyncEngine, trouble: TroubleLog | None = None) -> None:
-        name = engine.dialect.name
-        if name not in ("sqlite", "postgresql"):
-            raise ValueError(f"unsupported database {name!r}")
+        self._sql = dialect_for(engine.dialect.name)  # the one choice of database
         trouble = trouble or TroubleLog()
         twin = None
-        if name == "sqlite":
+        if self._sql.name == "sqlite":  # its stdlib-driver twin (`transactions`)
             twin = sqlite_twin(engine)
             tune_sqlite(twin)
             translate_errors(twin, trouble)
         self._tx = Transactions(engine, twin, trouble)
-        self._insert = sqlite.insert if name == "sqlite" else postgresql.insert
 
     async def writable(self) -> None:
         """Returns when the database takes a write now (one that changes nothing);

@@ -73,8 +73,7 @@ class SqlStandings(SqlAggregate, Standings):
             everyone = int(conn.scalar(select(func.count()).select_from(players)) or 0)
             size = group_size(everyone)
             person: ColumnElement[str] = players.c.server_id + "/" + players.c.user_id
-            if conn.dialect.name == "postgresql":  # ordered as Python orders str
-                person = person.collate("C")
+            person = self._sql.python_order(person)
             placed = select(
                 players.c.server_id,
                 players.c.user_id,

@@ -117,7 +117,7 @@ def suggestion_of(row: AnyRow) -> Suggestion:
 class SqlSuggestions(SqlAggregate, Suggestions):
     def __init__(self, store: SqlAggregate) -> None:
         self._tx: Transactions = store._tx
-        self._insert = store._insert
+        self._sql = store._sql
 
     async def _rows(self, stmt: object) -> list[Suggestion]:
         return [suggestion_of(r) for r in await self._all(stmt)]  # type: ignore[arg-type]
@@ -126,7 +126,7 @@ class SqlSuggestions(SqlAggregate, Suggestions):
         self, server_id: str, author_id: str, author_name: str, draft: Draft, at: datetime
     ) -> Suggestion:
         texts = {**_texts(draft), "author_name": author_name, "updated_at": at}
-        stmt = self._insert(suggestions).values(
+        stmt = self._sql.insert(suggestions).values(
             server_id=server_id,
             author_id=author_id,
             status=Status.DRAFT.value,

@@ -1,4 +1,4 @@
-"""Values bound on SQLite's own cursor (`bot.storage.compiled.bind`) are what SQLAlchemy
+"""Values bound on SQLite's own cursor (`bot.storage.sqlite.compiled.bind`) are what SQLAlchemy
 would store: the click path's datetimes are worked out once per moment and must not differ."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.storage.compiled import bind, pieces
+from bot.storage.sqlite.compiled import bind, pieces
 
 
 def test_one_moment_in_any_zone_is_stored_as_the_same_utc_text() -> None:

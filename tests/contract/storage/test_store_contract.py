@@ -28,7 +28,8 @@ from bot.domain.records import (
     Totals,
 )
 from bot.service.ports import QuizStore, StoreUnavailable
-from bot.storage import SqlStore, compiled
+from bot.storage import SqlStore
+from bot.storage.sqlite import compiled
 from tests.factories import click
 
 if TYPE_CHECKING:

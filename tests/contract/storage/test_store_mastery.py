@@ -19,13 +19,13 @@ from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.records import Standing
-from bot.domain.review import cards_of
+from bot.domain.review import Source, Study, cards_of, local_day
+from bot.domain.scoring import kept
 from bot.presentation.locales import text
 from bot.presentation.review_messages import mastery_board_message
 from bot.service.ports import QuizStore
-from bot.storage.mastery import keep_played
 from bot.storage.memory import MemoryStore
-from bot.storage.scores import Scored, add_points
+from bot.storage.scores import Scored
 from bot.storage.sql import SqlStore
 from bot.storage.tables import cards, mastery, mastery_counts
 from tests import factories
@@ -332,6 +332,14 @@ async def test_the_migration_backfills_cards_and_counts_from_stored_answers(
     assert await store.cards(S, "u1") == []
 
 
+def keep_played(store: SqlStore, conn: Connection, user: str, at: datetime) -> None:
+    """A right answer to DECK's q1 moving the person's card, as a click's write moves it."""
+    study = Study(user, DECK, "q1", True, at, Source.PLAY)
+    was = store._sql.card(conn, S, study)
+    now = kept(study, 1, True, was, local_day(at, "UTC"))
+    store._sql.put_card(conn, S, study, was, now.card)
+
+
 async def test_shared_counts_are_written_in_one_order_whatever_came_first(
     sql_store: SqlStore,
 ) -> None:
@@ -344,8 +352,8 @@ async def test_shared_counts_are_written_in_one_order_whatever_came_first(
         def run(conn: Connection) -> None:
             user = f"w{mastery_first}"
             steps = [
-                lambda: keep_played(conn, S, user, DECK, "q1", True, at, "UTC"),
-                lambda: add_points(conn, Scored(S, 1, DECK, user, 1, at), "UTC"),
+                lambda: keep_played(sql_store, conn, user, at),
+                lambda: sql_store._sql.add_points(conn, Scored(S, 1, DECK, user, 1, at), "UTC"),
             ]
             for step in steps if mastery_first else reversed(steps):
                 step()

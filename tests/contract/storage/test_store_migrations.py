@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -16,8 +17,9 @@ from sqlalchemy import Engine, event, inspect, text
 from sqlalchemy.engine import Connection
 
 from bot.domain.records import NewSchedule
-from bot.storage import compiled, upgrade
+from bot.storage import upgrade
 from bot.storage.engine import MIGRATIONS, store_engine
+from bot.storage.sqlite import compiled
 from bot.storage.tables import metadata
 
 if TYPE_CHECKING:
@@ -29,7 +31,7 @@ HEAD = ScriptDirectory.from_config(Config(str(MIGRATIONS / "alembic.ini"))).get_
 @contextmanager
 def statements() -> Iterator[list[str]]:
     """Every SQL statement any engine sends while the block runs, and those a SQLite click's
-    write runs on the driver's own cursor (`bot.storage.compiled.run`)."""
+    write runs on the driver's own cursor (`bot.storage.sqlite.compiled.run`)."""
     sent: list[str] = []
 
     def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
@@ -156,3 +158,19 @@ def test_migrations_ship_inside_the_package() -> None:
         "versions/0003_standings.py",
     }
     assert shipped | versions <= names
+
+
+def test_no_migration_runs_the_live_domain_rules() -> None:
+    """A migration is a snapshot: one that needs a rule (0009's card rule) carries a frozen
+    copy, so changing the live rule later cannot change what it does on a fresh install.
+    (Column types from `bot.storage.tables` are storage's own, not rules.)"""
+    importing: dict[str, list[str]] = {}
+    for path in sorted((MIGRATIONS / "versions").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""]
+            ruled = [n for n in names if n.startswith(("bot.domain", "bot.service"))]
+            if ruled:
+                importing[path.name] = ruled
+    assert importing == {}

@@ -170,7 +170,7 @@ async def test_postgresql_period_keys_match_the_core_across_zones_and_dst(
 
     from bot.domain.leaderboard import answer_keys
     from bot.storage import open_store
-    from bot.storage.post_answers import period_keys_sql
+    from bot.storage.postgres.click import period_keys_sql
     from bot.storage.tables import UtcDateTime
     from tests.databases import POSTGRES_URL
 

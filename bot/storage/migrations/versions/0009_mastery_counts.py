@@ -10,21 +10,23 @@ moves its person's card (`cards`), and a card whose `mastered` flips moves the p
 count (`mastery`) and the server's counts of people per count (`mastery_counts`), in the
 transaction that stores the answer (`bot.storage.mastery`).
 
-The backfill folds every answer already stored, in time order, through the same rule the
-store applies at write time (`bot.domain.review.after_study`), in the server's current time
-zone; it streams one card at a time, so its memory does not grow with the history.
+The backfill folds every answer already stored, in time order, through the rule the store
+applied at write time when this migration was written (`bot.domain.review.after_study` of
+2026-12-04, copied below as `_after_study` so that a later change of the live rule cannot
+change what this migration does on a fresh install), in the server's current time zone; it
+streams one card at a time, so its memory does not grow with the history.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from datetime import datetime
-from typing import Any
+from datetime import date, datetime, timedelta
+from typing import Any, NamedTuple
+from zoneinfo import ZoneInfo
 
 import sqlalchemy as sa
 from alembic import op
 
-from bot.domain.review import Card, Source, Study, after_study, local_day
 from bot.storage.tables import UtcDateTime
 
 revision: str = "0009"
@@ -33,6 +35,43 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 BATCH = 5000
+
+
+# The card rule as it stood at this revision (bot.domain.review, 2026-12-04), frozen.
+_INTERVALS = (1, 3, 7, 16, 35)
+_AGAIN_AFTER = _INTERVALS[0]
+
+
+class _Card(NamedTuple):  # not a dataclass: alembic loads this file outside sys.modules
+    missed: bool = False
+    box: int = 0
+    due: date | None = None
+    reviews: int = 0
+    right: bool = False
+
+    @property
+    def mastered(self) -> bool:
+        return self.box >= 1 if self.missed else self.right
+
+
+def _after_study(card: _Card, correct: bool, review: bool, day: date) -> _Card:
+    """The card after one more answer (`review`: given in review), on local date `day`."""
+    if not review:
+        if correct:
+            return card._replace(right=True)
+        return card._replace(missed=True, box=0, due=day)
+    reviews = card.reviews + 1
+    if not card.missed:
+        return card._replace(reviews=reviews)
+    if not correct:
+        return card._replace(box=0, due=day + timedelta(days=_AGAIN_AFTER), reviews=reviews)
+    box = card.box + 1
+    due = day + timedelta(days=_INTERVALS[box - 1]) if box <= len(_INTERVALS) else None
+    return card._replace(box=box, due=due, reviews=reviews)
+
+
+def _local_day(at: datetime, zone: str) -> date:
+    return at.astimezone(ZoneInfo(zone)).date()
 
 
 def upgrade() -> None:
@@ -144,7 +183,7 @@ def _backfill(bind: sa.Connection) -> None:
     rows: list[dict[str, Any]] = []
     people: dict[tuple[str, str], tuple[int, datetime]] = {}
     key: tuple[str, str, str, str] | None = None
-    card: Card | None = None
+    card: _Card | None = None
     flipped: datetime | None = None
 
     def close() -> None:
@@ -177,13 +216,12 @@ def _backfill(bind: sa.Connection) -> None:
         if here != key:
             close()
             key, flipped = here, None
-            card = Card(r.deck_id, r.question_id, False, 0, None, 0, False)
+            card = _Card()
         assert card is not None
-        source = Source.REVIEW if r.kind else Source.PLAY
-        study = Study(r.user_id, r.deck_id, r.question_id, bool(r.correct), r.answered_at, source)
-        after = after_study(card, study, local_day(study.at, zones.get(r.server_id, "UTC")))
+        day = _local_day(r.answered_at, zones.get(r.server_id, "UTC"))
+        after = _after_study(card, bool(r.correct), bool(r.kind), day)
         if after.mastered != card.mastered:
-            flipped = study.at
+            flipped = r.answered_at
         card = after
     close()
     if rows:
