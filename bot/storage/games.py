@@ -15,9 +15,10 @@ from bot.domain.game import GameRecord, GameScore, GameState, NewGame, Phase, Pl
 from bot.domain.records import PostRecord
 from bot.service.game_port import Games
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.game_tables import GAME_RUNNING, game_results, games
 from bot.storage.player import AnyRow
 from bot.storage.records import post_record
-from bot.storage.tables import GAME_RUNNING, answers, game_results, games, posts
+from bot.storage.tables import answers, posts
 
 RUNNING = GameState.RUNNING.value
 

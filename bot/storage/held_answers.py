@@ -20,9 +20,9 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.storage.dialect import Dialect
+from bot.storage.game_tables import held_answers
 from bot.storage.player import POST_CHOICE, POST_CLICK, player_of, read_player
 from bot.storage.records import post_record
-from bot.storage.tables import held_answers
 
 HELD_CHOICE = select(held_answers.c.choice).where(
     held_answers.c.post_id == bindparam("post_id"), held_answers.c.user_id == bindparam("user_id")

@@ -11,11 +11,12 @@ from sqlalchemy.engine import Connection
 from bot.domain.records import NewPost, PostAnswer, PostAnswerOutcome, PostRecord
 from bot.service.ports import PostsAndAnswers, QuestionOpen
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.game_tables import held_answers
 from bot.storage.held_answers import HELD_CHOICE, HeldAnswerWrite, settle
 from bot.storage.player import POST_CHOICE
 from bot.storage.post_answers import PostAnswerWrite
 from bot.storage.records import post_record
-from bot.storage.tables import UtcDateTime, answers, first_meetings, held_answers, posts
+from bot.storage.tables import UtcDateTime, answers, first_meetings, posts
 
 
 class SqlPosts(SqlAggregate, PostsAndAnswers):

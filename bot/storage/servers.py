@@ -11,14 +11,13 @@ from sqlalchemy.engine import Connection
 from bot.domain.records import ServerSettings
 from bot.service.ports import Servers
 from bot.storage.aggregate import SqlAggregate
+from bot.storage.game_tables import game_results, held_answers
 from bot.storage.mastery import person
 from bot.storage.player import SERVER, USER_LOCALE, server_settings
 from bot.storage.tables import (
     answers,
     cards,
     first_meetings,
-    game_results,
-    held_answers,
     mastery,
     meta,
     problem_reports,

@@ -11,13 +11,13 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.records import PostAnswer, PostAnswerOutcome
 from bot.domain.review import Card, Study
+from bot.storage.game_tables import held_answers
 from bot.storage.mastery import ZONE, MasteryCounts
 from bot.storage.postgres import cards, points
 from bot.storage.postgres.cards import PostgresMasteryCounts
 from bot.storage.postgres.click import write_clicks
 from bot.storage.postgres.points import PostgresScoreCounts
 from bot.storage.scores import ScoreCounts, Scored
-from bot.storage.tables import held_answers
 
 _hold = postgresql.insert(held_answers)
 _HOLD = _hold.on_conflict_do_nothing(

@@ -12,12 +12,12 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.records import PostAnswer, PostAnswerOutcome
 from bot.domain.review import Card, Study
+from bot.storage.game_tables import held_answers
 from bot.storage.mastery import MasteryCounts
 from bot.storage.scores import ScoreCounts, Scored
 from bot.storage.sqlite.cards import ZONE_OF, PendingCards, SqliteMasteryCounts
 from bot.storage.sqlite.click import write_clicks
 from bot.storage.sqlite.points import PendingPoints, SqliteScoreCounts
-from bot.storage.tables import held_answers
 from bot.storage.transactions import accumulate, written
 
 _hold = sqlite.insert(held_answers)
