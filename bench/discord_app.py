@@ -23,7 +23,8 @@ from bench.procs import stdin_closed
 from bench.report import ROOT
 from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
-from bot.discord.client import INTENTS, QuizClient, use_endpoints
+from bot.discord.client import INTENTS, QuizClient
+from bot.discord.fastpath import use_endpoints
 from bot.observability.logs import configure
 
 TOKEN = "OTAwMDAwMDAwMDAwMDAwMDAx.G7xYzA.fake-discord-bot-token-for-tests"  # fake_discord.py's
