@@ -1,6 +1,7 @@
 """Fences around the slack-bolt internals the fast paths use (issue 32, finding 7): each test
 fails, never warns, when the installed bolt moves what the bot relies on. slack-bolt and
-slack-sdk are pinned to the versions these pass on in constraints.txt (the image's).
+slack-sdk are pinned to the minor releases these pass on (pyproject.toml, and constraints.txt
+for the image).
 
 Everything of bolt's that the bot relies on past its public API is in `bot.slack.fastpath`:
 
@@ -144,6 +145,7 @@ def test_bolt_and_the_sdk_are_pinned_to_the_minor_release_these_fences_pass_on(
         Requirement(d) for d in declared["project"]["dependencies"] if Requirement(d).name == name
     ]
     assert installed in range_.specifier
+    assert after not in range_.specifier, f"pyproject.toml lets {name} {after} in untested"
 
 
 def test_the_image_installs_with_the_constraints() -> None:
