@@ -22,7 +22,7 @@ from tests.storage.databases import POSTGRES_URL, db, store
 __all__ = ["db", "store"]
 
 SKIP_POSTGRES = os.environ.get("QUIZBOT_TEST_POSTGRES", "").strip().lower() == "skip"
-POSTGRES_FIXTURES = {"pg_schema", "pg"}
+POSTGRES_FIXTURES = {"pg_schema", "pg", "pg_database"}
 """Fixtures that open the test PostgreSQL themselves (besides `db`/`store`/`any_store` run
 with the "postgresql" parameter)."""
 

@@ -25,15 +25,21 @@ import socket
 import sqlite3
 import sys
 import time
+import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
+import asyncpg
 import pytest
 import yaml
 from aiohttp import web
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.bootstrap import App, build_app
 from bot.config import parse_config
@@ -41,6 +47,7 @@ from bot.observability.ops import ops_listener
 from bot.service.ports import QuizStore
 from bot.slack.app import SlackBot, build_slack
 from bot.slack.http import EVENTS_PATH, web_app
+from bot.storage import database_url
 from tests.faults import Fault, dropped, failed, hung, rate_limited
 from tests.slack.fake_slack import FakeSlack, Workspace
 from tests.slack.harness import SIGNING_SECRET, SlackTester
@@ -302,12 +309,35 @@ async def burst(
     return list(await asyncio.gather(*(one(s) for s in shots)))
 
 
-def answers_by_user(db: Path, post_id: int) -> dict[str, list[int]]:
-    """user -> the choices stored for them on the post, straight from the SQLite file."""
-    with contextlib.closing(sqlite3.connect(db)) as con:
-        rows = con.execute(
-            "SELECT user_id, choice FROM answers WHERE post_id = ? ORDER BY id", (post_id,)
-        ).fetchall()
+Database = Path | str
+"""Where a bot keeps its answers: a SQLite file, or a PostgreSQL URL."""
+
+
+def rows_of(database: Database, sql: str, *params: object) -> list[tuple[Any, ...]]:
+    """Rows straight from the bot's database (`$1`-style parameters), read synchronously so
+    that `eventually` checks can call it: SQLite with `sqlite3`, PostgreSQL with asyncpg on a
+    thread of its own (the test's event loop is running)."""
+    if isinstance(database, Path):
+        with contextlib.closing(sqlite3.connect(database)) as con:
+            return con.execute(re.sub(r"\$\d+", "?", sql), params).fetchall()
+
+    async def fetch() -> list[tuple[Any, ...]]:
+        url = database.replace("postgresql+asyncpg://", "postgresql://")
+        conn = await asyncpg.connect(url)
+        try:
+            return [tuple(r) for r in await conn.fetch(sql, *params)]
+        finally:
+            await conn.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, fetch()).result()
+
+
+def answers_by_user(db: Database, post_id: int) -> dict[str, list[int]]:
+    """user -> the choices stored for them on the post, straight from the database."""
+    rows = rows_of(
+        db, "SELECT user_id, choice FROM answers WHERE post_id = $1 ORDER BY id", post_id
+    )
     out: dict[str, list[int]] = {}
     for user, choice in rows:
         out.setdefault(user, []).append(choice)
@@ -370,7 +400,7 @@ class BotProcess:
         api_url: str,
         decks: Path,
         *,
-        db: Path | None = None,
+        db: Database | None = None,
         log_level: str = "INFO",
         mode: str = "http",
         env: dict[str, str] | None = None,
@@ -389,7 +419,7 @@ class BotProcess:
             config_text(
                 api_url,
                 decks,
-                database=f"sqlite:///{self.db}",
+                database=self.db if isinstance(self.db, str) else f"sqlite:///{self.db}",
                 port=self.port,
                 mode=mode,
                 discord_urls=discord_urls,
@@ -608,3 +638,36 @@ def assert_no_traceback(fake: FakeSlack) -> None:
     for call in fake.calls:
         text = json.dumps(call.params, ensure_ascii=False, default=str)
         assert not TRACEBACK.search(text), text[:500]
+
+
+@contextlib.asynccontextmanager
+async def fresh_pg_database() -> AsyncIterator[str]:
+    """A fresh PostgreSQL database of its own (the bot's config cannot name a schema)."""
+    url = database_url(POSTGRES_URL, Path.cwd())
+    name = f"quizbot_fault_{uuid.uuid4().hex[:12]}"
+    admin = create_async_engine(url, isolation_level="AUTOCOMMIT")
+    try:
+        async with admin.connect() as conn:
+            await conn.execute(text(f"CREATE DATABASE {name}"))
+        yield make_url(url).set(database=name).render_as_string(hide_password=False)
+        async with admin.connect() as conn:
+            await conn.execute(text(f"DROP DATABASE {name} WITH (FORCE)"))
+    finally:
+        await admin.dispose()
+
+
+@pytest.fixture
+async def pg_database() -> AsyncIterator[str]:
+    async with fresh_pg_database() as url:
+        yield url
+
+
+@pytest.fixture
+async def bot_database(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Database]:
+    """The bot's database: a SQLite file, or with `parametrize("bot_database",
+    ["postgresql"], indirect=True)` a PostgreSQL database of its own."""
+    if getattr(request, "param", "sqlite") == "postgresql":
+        async with fresh_pg_database() as url:
+            yield url
+    else:
+        yield tmp_path / "quiz.db"

@@ -10,20 +10,19 @@ the answers stored; and the bot answers a new command without a restart.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import sqlite3
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 from tests.reliability.conftest import (
     DECK,
     LETTERS,
+    Database,
     answers_by_user,
     eventually,
     post_id_of,
     reply_text,
+    rows_of,
 )
 from tests.reliability.platforms import (
     Click,
@@ -46,7 +45,7 @@ VERDICTS = ("✅ Right!", "❌ Not quite.", "You already answered")
 class Channel:
     """The bot as people in its channel meet it, whatever the platform."""
 
-    def __init__(self, transport: Transport, db: Path) -> None:
+    def __init__(self, transport: Transport, db: Database) -> None:
         self.t = transport
         self.db = db
         self.shots: list[Click] = []
@@ -288,7 +287,6 @@ def _has_buttons(blocks: list[dict[str, Any]]) -> bool:
     return any(b.get("type") == "actions" for b in blocks)
 
 
-def _message_ref(db: Path, post_id: int) -> str | None:
-    with contextlib.closing(sqlite3.connect(db)) as con:
-        row = con.execute("SELECT message_ref FROM posts WHERE id = ?", (post_id,)).fetchone()
-    return None if row is None else row[0]
+def _message_ref(db: Database, post_id: int) -> str | None:
+    rows = rows_of(db, "SELECT message_ref FROM posts WHERE id = $1", post_id)
+    return None if not rows else rows[0][0]

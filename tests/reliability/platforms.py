@@ -29,6 +29,7 @@ from tests.reliability.conftest import (
     LETTERS,
     QUESTION,
     BotProcess,
+    Database,
     FaultySlack,
     eventually,
     post_id_of,
@@ -75,10 +76,10 @@ class Transport:
 
     async def close(self) -> None: ...
 
-    def process(self, db: Path) -> BotProcess:
+    def process(self, db: Database) -> BotProcess:
         raise NotImplementedError
 
-    async def start(self, db: Path) -> BotProcess:
+    async def start(self, db: Database) -> BotProcess:
         self.bot = self.process(db)
         await self.bot.start()
         return self.bot
@@ -115,7 +116,7 @@ class SlackHttp(Transport):
         await self.session.close()
         await self.fake.stop()
 
-    def process(self, db: Path) -> BotProcess:
+    def process(self, db: Database) -> BotProcess:
         folder = self.folder / uuid.uuid4().hex[:8]
         return BotProcess(folder, self.fake.api_url, self.decks, db=db)
 
@@ -165,7 +166,7 @@ class SlackHttp(Transport):
 class SlackSocket(SlackHttp):
     name = "slack-socket"
 
-    def process(self, db: Path) -> BotProcess:
+    def process(self, db: Database) -> BotProcess:
         folder = self.folder / uuid.uuid4().hex[:8]
         return BotProcess(
             folder,
@@ -177,7 +178,7 @@ class SlackSocket(SlackHttp):
             ready="Slack Socket Mode connected",
         )
 
-    async def start(self, db: Path) -> BotProcess:
+    async def start(self, db: Database) -> BotProcess:
         connections = len(self.fake.api("apps.connections.open"))
         bot = await super().start(db)
         await self.fake.until(lambda: len(self.fake.api("apps.connections.open")) > connections, 30)
@@ -243,7 +244,7 @@ class DiscordGateway(Transport):
     async def close(self) -> None:
         await self.fake.stop()
 
-    def process(self, db: Path) -> BotProcess:
+    def process(self, db: Database) -> BotProcess:
         folder = self.folder / uuid.uuid4().hex[:8]
         return BotProcess(
             folder,

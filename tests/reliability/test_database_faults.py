@@ -50,7 +50,6 @@ from tests.reliability.conftest import (
     eventually,
 )
 from tests.reliability.platforms import Click, DiscordGateway, Paced, SlackHttp, Transport
-from tests.storage.databases import POSTGRES_URL
 from tests.storage.faults import hold_write_lock, read_only, read_only_url, writable_again
 from tests.storage.test_store_outage import Proxy
 
@@ -73,22 +72,6 @@ async def transport(
         if made.bot is not None:
             await made.bot.stop()
         await made.close()
-
-
-@pytest.fixture
-async def pg_database() -> AsyncIterator[str]:
-    """A fresh PostgreSQL database of its own (the bot's config cannot name a schema)."""
-    url = database_url(POSTGRES_URL, Path.cwd())
-    name = f"quizbot_fault_{uuid.uuid4().hex[:12]}"
-    admin = create_async_engine(url, isolation_level="AUTOCOMMIT")
-    try:
-        async with admin.connect() as conn:
-            await conn.execute(text(f"CREATE DATABASE {name}"))
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-        async with admin.connect() as conn:
-            await conn.execute(text(f"DROP DATABASE {name} WITH (FORCE)"))
-    finally:
-        await admin.dispose()
 
 
 async def start(transport: Transport, database: Path | str) -> BotProcess:

@@ -1,6 +1,7 @@
 """Platform faults end to end (issue 32, Deliver 3's platform half): the real `quizbot run`
 against the local Slack or Discord, which fails on purpose through its fault plan
-(tests/faults.py), one fault per test, on each platform where the fault exists.
+(tests/faults.py), one fault per test, on each platform where the fault exists; the
+burst faults on SQLite and on PostgreSQL.
 
 Each test ends with the same checks once the fault is over (`Channel.after_the_fault`):
 every acknowledged click is stored, once, as clicked, and its clicker was told the result;
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults import FaultPlan, dropped, failed, rate_limited
-from tests.reliability.conftest import eventually
+from tests.reliability.conftest import Database, eventually
 from tests.reliability.faulted import VERDICTS, Channel
 from tests.reliability.platforms import TRANSPORTS, Paced, Transport
 
@@ -30,14 +31,15 @@ DISCORD_ROUTES = {"post": POST_MESSAGE, "edit": EDIT_MESSAGE}
 
 
 @pytest.fixture
-async def opened(tmp_path: Path, decks: Path) -> AsyncIterator[Open]:
+async def opened(tmp_path: Path, decks: Path, bot_database: Database) -> AsyncIterator[Open]:
+    """Opens a platform's channel, the bot on `bot_database` (SQLite unless parametrized)."""
     made: list[Transport] = []
+    db = bot_database
 
     async def open_(name: str) -> Channel:
         transport = TRANSPORTS[name](tmp_path, decks)
         await transport.open()
         made.append(transport)
-        db = tmp_path / "quiz.db"
         await transport.start(db)
         return Channel(transport, db)
 
@@ -101,6 +103,7 @@ async def test_a_daily_question_posted_then_answered_500_is_never_posted_twice(
     report("daily post made then 500", channel, await channel.after_the_fault())
 
 
+@pytest.mark.parametrize("bot_database", ["sqlite", "postgresql"], indirect=True)
 @pytest.mark.parametrize("platform", ["slack-http", "discord"])
 async def test_count_redraws_rate_limited_during_a_burst(opened: Open, platform: str) -> None:
     channel = await opened(platform)
@@ -127,7 +130,11 @@ async def test_private_replies_refused_by_the_response_url(opened: Open, fault: 
     report(f"response_url {fault} x10", channel, await channel.after_the_fault())
 
 
-@pytest.mark.parametrize("how", ["abort", "close"])
+@pytest.mark.parametrize(
+    ("how", "bot_database"),
+    [("abort", "sqlite"), ("close", "sqlite"), ("abort", "postgresql")],
+    indirect=["bot_database"],
+)
 async def test_socket_mode_dropped_mid_burst(opened: Open, how: str) -> None:
     """ "abort": the connection is cut (the SDK notices on its next ping); "close": Slack
     closes it. Clicks sent meanwhile wait for the new connection."""
@@ -147,7 +154,11 @@ async def test_socket_mode_dropped_mid_burst(opened: Open, how: str) -> None:
     report(f"socket mode {how} mid-burst", channel, await channel.after_the_fault())
 
 
-@pytest.mark.parametrize("code", [1006, 4000])
+@pytest.mark.parametrize(
+    ("code", "bot_database"),
+    [(1006, "sqlite"), (4000, "sqlite"), (1006, "postgresql")],
+    indirect=["bot_database"],
+)
 async def test_the_discord_gateway_closed_mid_burst(opened: Open, code: int) -> None:
     """1006: the connection cut without a close frame; 4000: Discord's "unknown error"
     close. discord.py resumes, and Discord replays what was sent meanwhile."""
@@ -167,6 +178,7 @@ async def test_the_discord_gateway_closed_mid_burst(opened: Open, code: int) -> 
     report(f"gateway {code} mid-burst", channel, await channel.after_the_fault())
 
 
+@pytest.mark.parametrize("bot_database", ["sqlite", "postgresql"], indirect=True)
 async def test_interaction_callbacks_answered_500_during_a_burst(opened: Open) -> None:
     """Ten callbacks Discord did not take, ten it took and then answered 500: every clicker
     is told the result, never "something went wrong", and none gets two first responses."""
