@@ -95,29 +95,15 @@ def reset(value: object) -> Intent:
     return Stale() if season is None else Reset(season)
 
 
-def cancel_reset(value: object) -> Intent:
-    return CancelReset()
+def always(intent: Intent) -> Parse:
+    """A button whose value says nothing more: a confirm's cancel, privacy's choices."""
+    return lambda value: intent
 
 
-def forget(value: object) -> Intent:
-    return Forget()
-
-
-def keep(value: object) -> Intent:
-    return Keep()
-
-
-def hide(value: object) -> Intent:
-    return Hide(True)
-
-
-def show(value: object) -> Intent:
-    return Hide(False)
-
-
-def unknown(value: object) -> Intent:
-    """A button this bot does not know (an old version's, or a forged one)."""
-    return Stale()
+cancel_reset, forget, keep = always(CancelReset()), always(Forget()), always(Keep())
+hide, show = always(Hide(True)), always(Hide(False))
+unknown = always(Stale())
+"""A button this bot does not know (an old version's, or a forged one)."""
 
 
 async def rendered(quiz: Quiz, outcome: Outcome) -> tuple[Reply, bool]:
