@@ -284,12 +284,11 @@ def _answer_parts(
     return card, _reply_view(view.post.id, switch, key, msg.report_label), msg.review
 
 
-@fastpath.cached_view
 def _reply_view(
     post_id: int, switch: tuple[str, str] | None, key: str, report_label: str | None
 ) -> discord.ui.View | None:
-    """The buttons under a reply, built once per post and language (`fastpath.cached_view`):
-    every clicker of a post gets the same ones."""
+    """The buttons under a reply. Built per reply: sharing one (stopped) view between a post's
+    replies was measured to buy less than `make bench`'s noise (issue 33)."""
     items: list[discord.ui.Item[Any]] = []
     if switch is not None:
         items.append(SwitchButton(post_id, *switch))

@@ -7,7 +7,6 @@ else in `bot` reaches past discord.py's public API.
 - A click's reply as a JSON body built by hand (`private_reply`, `answer_body`'s templates)
   and posted as the interaction callback (`bot.discord.callback`); `answered` then writes
   `InteractionResponse._response_type`, as discord.py's own `send_message` does.
-- The views under replies built once (`cached_view`): discord.py keeps no stopped view.
 - `use_endpoints`: discord.py's REST base and gateway, pointed at a local test server.
 
 Answer clicks without their message
@@ -33,7 +32,7 @@ discord.py always asks Discord to send a reply's new message back (`with_respons
 parses it; the answer to a click needs nothing back, and in a burst that echo was an eighth
 of a click's time on the event loop. Building and encoding the whole reply per click was a
 sixth more (`answer_body` builds it once per post, language and choice, and splices in each
-clicker's footer), and building its view a tenth (`cached_view`).
+clicker's footer).
 """
 
 from __future__ import annotations
@@ -43,8 +42,7 @@ import logging
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any, ParamSpec
+from typing import Any
 
 import discord
 import yarl
@@ -293,18 +291,6 @@ def _frame(result: AnswerResult, parts: Parts) -> _Frame | None:
     if not hole:
         return None
     return _Frame(result.view.question, head, tail, review)
-
-
-P = ParamSpec("P")
-
-
-def cached_view(
-    build: Callable[P, discord.ui.View | None],
-) -> Callable[P, discord.ui.View | None]:
-    """`build`, remembering the last 1,024 views it made: every clicker of a post gets the
-    same buttons under their reply. Only a stopped view may be shared: discord.py reads it
-    when a message is sent and keeps none that is stopped."""
-    return lru_cache(maxsize=1024)(build)  # type: ignore[return-value]
 
 
 # Endpoints ----------------------------------------------------------------------------------

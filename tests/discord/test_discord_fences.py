@@ -11,7 +11,6 @@ Every use is in `bot.discord.fastpath`:
 - The click's private reply (posted by `bot.discord.callback`) marks the interaction
   answered by writing `InteractionResponse._response_type`, as discord.py's own
   `send_message` does.
-- The views under replies are shared once stopped: discord.py keeps no stopped view.
 - `use_endpoints` sets `Route.BASE` and `DiscordWebSocket.DEFAULT_GATEWAY`.
 
 And what happens when it moves anyway: the wrapper is not installed (one log line says why)
@@ -39,7 +38,6 @@ from packaging.version import Version
 
 from bot.discord import buttons, fastpath
 from bot.discord.client import QuizClient
-from bot.discord.components import stopped_view
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = buttons.ANSWER
@@ -83,14 +81,6 @@ def test_the_reply_fast_path_marks_the_interaction_answered_as_discord_py_does()
     assert interaction.response.type is discord.InteractionResponseType.channel_message
     sends = inspect.getsource(discord.InteractionResponse.send_message)
     assert "self._response_type = InteractionResponseType.channel_message" in sends
-
-
-async def test_discord_py_keeps_no_stopped_view_so_one_serves_every_reply() -> None:
-    view = stopped_view(discord.ui.Button(label="A", custom_id="quiz:l:1:bn"))
-    assert view.is_finished()
-    for send in (discord.InteractionResponse.send_message, discord.Webhook.send):
-        lines = inspect.getsource(send)
-        assert "not view.is_finished()" in lines and "store_view(view" in lines
 
 
 def test_the_endpoints_are_class_attributes_discord_py_reads() -> None:
