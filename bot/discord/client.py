@@ -109,7 +109,7 @@ class QuizClient(discord.AutoShardedClient):
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
         self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
-        fastpath.answers_skip_message(self._connection, buttons.ANSWER)  # before the gateway
+        fastpath.skip_messages(self, buttons.ANSWER)  # before the gateway
         self.services.register_delivery("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
         if self.auto_sync and self.application_id is not None:

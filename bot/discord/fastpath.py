@@ -61,6 +61,12 @@ COMPONENT = discord.InteractionType.component.value
 Parse = Callable[[dict[str, Any]], None]
 
 
+def skip_messages(client: discord.Client, answer: re.Pattern[str]) -> bool:
+    """`answers_skip_message` on the client's state (`Client._connection`): before the
+    gateway connects."""
+    return answers_skip_message(getattr(client, "_connection", None), answer)
+
+
 def answers_skip_message(state: Any, answer: re.Pattern[str]) -> bool:
     """Installs the wrapper on `state` (a `ConnectionState`) once it passed its self-test;
     `answer`: the custom_ids of answer clicks. Whether it was installed."""

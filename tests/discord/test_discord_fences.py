@@ -62,6 +62,12 @@ def test_the_gateway_looks_events_up_in_the_state_parsers() -> None:
     assert "self._discord_parsers[event]" in inspect.getsource(DiscordWebSocket.received_message)
 
 
+def test_a_client_keeps_its_state_where_the_fast_path_looks() -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    assert isinstance(client._connection, discord.state.ConnectionState)
+    assert client._connection.parsers[fastpath.EVENT].__name__ == "parse_interaction_create"
+
+
 def test_the_self_test_passes_on_the_installed_discord_py() -> None:
     connection = state()
     assert "dispatch" in vars(connection), "dispatch is no longer an attribute to hold back"
