@@ -27,7 +27,7 @@ import pytest
 from bot.domain.review import card_key
 from bot.service.ports import QuizStore
 from tests.slack.conftest import Slack, make_slack
-from tests.slack.test_slack_review import _submission
+from tests.slack.harness import report_submission
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "discord"))
 
@@ -85,7 +85,7 @@ class OnSlack:
         return Acked(at, json.dumps(reply["blocks"], ensure_ascii=False))
 
     async def report(self, key: str) -> Acked:
-        body = urlencode({"payload": json.dumps(_submission(key, "typo", "", user="U1"))})
+        body = urlencode({"payload": json.dumps(report_submission(key, "typo", "", user="U1"))})
         sent = await self.slack.tester.send(body, "application/x-www-form-urlencoded")
         at = time.monotonic()
         assert sent.status == 200
