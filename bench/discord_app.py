@@ -62,14 +62,16 @@ gateway_url = "{gateway_url}"
         configure("INFO", astuple(config.secrets), json_lines=True)
         app = await build_app(config)
         settle_heap()  # as `quizbot run` does
-        client = QuizClient(app)
+        client = QuizClient(app.services)
     else:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         client = BareClient(
             intents=INTENTS, allowed_mentions=discord.AllowedMentions.none(), max_messages=None
         )
     task = asyncio.create_task(client.start(TOKEN))
-    games = asyncio.create_task(app.games.run()) if app is not None else None  # as `quizbot run`
+    games = (
+        asyncio.create_task(app.services.games.run()) if app is not None else None
+    )  # as `quizbot run`
     try:
         while not client.is_ready():  # wait_until_ready() refuses before login
             if task.done():

@@ -1,4 +1,4 @@
-"""4. The leaderboard (`Quiz.leaderboard`: the top ten plus the caller) with 10^4, 10^5,
+"""4. The leaderboard (`Boards.leaderboard`: the top ten plus the caller) with 10^4, 10^5,
 10^6 and 10^7 stored answers from up to 100,000 users, for the week, the month and all time.
 
 The fixture is years of a daily question in one server: P posts (at most 1,000, one a day,
@@ -33,11 +33,11 @@ from sqlalchemy.schema import CreateIndex
 from bench.databases import KINDS, Place, place
 from bench.report import Figure, failed, judged
 from bench.throughput import _sqlite_time, library
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.leaderboard import Period
 from bot.presentation.locales import LOCALES
-from bot.service.quiz import Quiz
 from bot.storage import tables
 from bot.storage.engine import MIGRATIONS, store_engine
 from bot.storage.sql import open_store
@@ -247,12 +247,12 @@ async def middle_user(where: Place) -> str:
 
 
 async def time_boards(where: Place, quick: bool) -> dict[str, tuple[float, dict[str, Any]]]:
-    """Median milliseconds of `Quiz.leaderboard` per period, and what it showed."""
+    """Median milliseconds of `Boards.leaderboard` per period, and what it showed."""
     caller = await middle_user(where)
     store = await open_store(where.url, schema=where.schema)
     out: dict[str, tuple[float, dict[str, Any]]] = {}
     try:
-        quiz = Quiz(
+        quiz = capabilities(
             store=store,
             decks=library(),
             clock=ManualClock(END + timedelta(hours=12)),
@@ -260,12 +260,12 @@ async def time_boards(where: Place, quick: bool) -> dict[str, tuple[float, dict[
         )
         actor = Actor(SERVER, caller)
         for period in (Period.WEEK, Period.MONTH, Period.ALL):
-            board = await quiz.leaderboard(actor, period)  # warm-up: caches, plans
+            board = await quiz.boards.leaderboard(actor, period)  # warm-up: caches, plans
             times = []
             budget = time.perf_counter() + (2.0 if quick else 5.0)
             for _ in range(15 if quick else 30):
                 started = time.perf_counter()
-                board = await quiz.leaderboard(actor, period)
+                board = await quiz.boards.leaderboard(actor, period)
                 times.append((time.perf_counter() - started) * 1000)
                 if time.perf_counter() > budget and len(times) >= 3:
                     break

@@ -1,4 +1,4 @@
-"""7. The mastery board (`/quiz leaderboard mastery`, `Quiz.mastery_board`: the top ten plus
+"""7. The mastery board (`/quiz leaderboard mastery`, `Boards.mastery_board`: the top ten plus
 the caller) at 10^5 answers (quick), 10^6 (full) and 10^7 (full with `--mastery-1e7`,
 SQLite), and the longest event-loop stall while it is built.
 
@@ -32,13 +32,13 @@ from sqlalchemy import text
 
 from bench.databases import KINDS, Place, place
 from bench.report import Figure, failed, judged
+from bot.bootstrap import capabilities
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.records import NewPost, PostAnswer
 from bot.domain.review import cards_of
 from bot.presentation.locales import LOCALES
-from bot.service.quiz import Quiz
 from bot.storage.engine import store_engine
 from bot.storage.sql import SqlStore, open_store
 
@@ -179,20 +179,20 @@ async def time_board(
     store: SqlStore, caller: str, quick: bool
 ) -> tuple[float, float, dict[str, Any]]:
     """Median ms of the board, the worst stall (ms) while it was built, what it showed."""
-    quiz = Quiz(
+    quiz = capabilities(
         store=store,
         decks=DeckLibrary([]),
         clock=ManualClock(START + timedelta(days=3650)),
         ui_locales=LOCALES,
     )
     actor = Actor(SERVER, caller)
-    board = await quiz.mastery_board(actor)  # warm-up: caches, plans
+    board = await quiz.boards.mastery_board(actor)  # warm-up: caches, plans
     times = []
     async with Ticker() as ticker:
         budget = time.perf_counter() + (2.0 if quick else 5.0)
         for _ in range(30 if quick else 60):
             started = time.perf_counter()
-            board = await quiz.mastery_board(actor)
+            board = await quiz.boards.mastery_board(actor)
             times.append((time.perf_counter() - started) * 1000)
             await asyncio.sleep(0.002)  # as requests arrive: the ticker runs between them
             if time.perf_counter() > budget and len(times) >= 5:

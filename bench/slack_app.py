@@ -88,7 +88,7 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
         # Logs as `quizbot run` writes them (a JSON line per click): that is part of the cost.
         configure("INFO", astuple(config.secrets), json_lines=True)
         app = await build_app(config)
-        bot = build_slack(app)
+        bot = build_slack(app.services)
         await bot.prepare()
         settle_heap()  # as `quizbot run` does
     else:

@@ -1,4 +1,4 @@
-"""1. Answers recorded per second through the engine (`Quiz.answer`, reply included), on
+"""1. Answers recorded per second through the engine (`Answering.answer`, reply included), on
 SQLite and PostgreSQL, with 1, 10 and 100 users clicking at once.
 
 Baseline: the bare driver (aiosqlite, asyncpg) writing the same rows with the same
@@ -27,6 +27,7 @@ from sqlalchemy import insert
 
 from bench.databases import KINDS, Place, place
 from bench.report import ROOT, Figure, failed, judged
+from bot.bootstrap import capabilities
 from bot.decks.loading import load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
@@ -34,7 +35,7 @@ from bot.domain.clock import SystemClock
 from bot.domain.leaderboard import answer_keys
 from bot.domain.records import AnswerStatus
 from bot.presentation.locales import LOCALES
-from bot.service.quiz import Quiz
+from bot.service.services import Capabilities
 from bot.storage.engine import store_engine
 from bot.storage.sql import SqlStore, open_store
 from bot.storage.tables import ALL_DECKS, posts
@@ -298,9 +299,9 @@ async def bare_postgres(where: Place) -> AsyncIterator[Answer]:
         await pool.close()
 
 
-def engine_answer(quiz: Quiz) -> Answer:
+def engine_answer(quiz: Capabilities) -> Answer:
     async def answer(post_id: int, user_id: str, choice: int, correct: bool) -> None:
-        result = await quiz.answer(Actor(SERVER_OF[post_id], user_id), post_id, choice)
+        result = await quiz.answering.answer(Actor(SERVER_OF[post_id], user_id), post_id, choice)
         assert result.status is AnswerStatus.NEW, result.status
 
     return answer
@@ -336,7 +337,7 @@ async def measure(kind: str, quick: bool) -> list[Figure]:
     figures: list[Figure] = []
     async with place(kind, "answers") as where:
         store: SqlStore = await open_store(where.url, schema=where.schema)
-        quiz = Quiz(store=store, decks=decks, clock=SystemClock(), ui_locales=LOCALES)
+        quiz = capabilities(store=store, decks=decks, clock=SystemClock(), ui_locales=LOCALES)
         bare = bare_sqlite(where) if kind == "sqlite" else bare_postgres(where)
         try:
             async with bare as bare_answer:

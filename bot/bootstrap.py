@@ -4,23 +4,43 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gc
 import logging
+import random
+import signal
 import sys
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Any
 
 from bot.config import Config, SetupError
 from bot.decks.loading import DeckReport, load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.clock import Clock, SystemClock
+from bot.observability import clicklog
 from bot.observability.ops import ops_listener
 from bot.presentation.locales import LOCALES
 from bot.presentation.report_messages import digest_messages
+from bot.service.answering import Answering
+from bot.service.authoring import Authoring
+from bot.service.boards import Boards
+from bot.service.catalog import Catalog
+from bot.service.deliveries import Deliveries
+from bot.service.games import Games
+from bot.service.live_posts import LivePosts
+from bot.service.membership import Membership
+from bot.service.operations import Operations, OperationsStore
 from bot.service.ports import QuizStore
-from bot.service.quiz import Quiz
+from bot.service.problem_digest import ProblemDigest
+from bot.service.process_state import ProcessState
+from bot.service.publishing import Publishing
+from bot.service.review import Review
+from bot.service.runs import Runs
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
-from bot.service.services import Services
-from bot.service.supervision import Supervisor
+from bot.service.services import Capabilities, Services
+from bot.service.supervision import Faults, Supervisor
 
 log = logging.getLogger("quizbot")
 
@@ -47,10 +67,6 @@ def load_library(config: Config) -> DeckLibrary:
     return DeckLibrary(report.decks)
 
 
-App = Services
-"""The name tests and the CLI know the services by."""
-
-
 GC_THRESHOLDS = (50_000, 50, 100)
 """The collector's thresholds once the heap is settled (Python's are 700, 10, 10). A
 200-click burst allocates about a million objects; with the defaults the bot paused for a
@@ -72,6 +88,152 @@ def settle_heap() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def capabilities(
+    store: QuizStore,
+    decks: DeckLibrary,
+    clock: Clock,
+    *,
+    rng: random.Random | None = None,
+    config_default: str | None = None,
+    ui_locales: tuple[str, ...] = LOCALES,
+    load: Callable[[], DeckReport] | None = None,
+) -> Capabilities:
+    """The quiz's capabilities on one store, each given only the ports it uses (the store
+    is every port). `rng` is shared, so one seed fixes a question and its order."""
+    catalog = Catalog(
+        store,
+        decks,
+        ui_locales=ui_locales,
+        rng=rng or random.Random(),
+        config_default=config_default,
+        load=load,
+    )
+    answering = Answering(catalog, clock, store, store, store)
+    return Capabilities(
+        catalog=catalog,
+        answering=answering,
+        boards=Boards(catalog, clock, store, store, store, store),
+        membership=Membership(catalog, clock, store),
+        runs=Runs(catalog, clock, store, store, store),
+        review=Review(catalog, clock, store, store, store),
+        authoring=Authoring(catalog, clock, store, store),
+        publishing=Publishing(answering, clock),
+    )
+
+
+@dataclass(frozen=True)
+class App:
+    """One process as the composition root holds it: the services the adapters get, and the
+    store they never see (closed here, probed by `/healthz`, read by tests)."""
+
+    services: Services
+    store: QuizStore
+
+    async def close(self) -> None:
+        clicklog.flush()  # the last clicks' lines, held back while clicks came (clicklog)
+        await self.store.close()
+
+
+def build_digest(
+    store: QuizStore,
+    core: Capabilities,
+    clock: Clock,
+    deliveries: Deliveries,
+    faults: Faults | None = None,
+) -> ProblemDigest:
+    """The daily summary of problem reports, written by `digest_messages`."""
+    return ProblemDigest(
+        core.catalog, clock, store, store, store, deliveries, digest_messages, faults
+    )
+
+
+def build_scheduler(
+    store: QuizStore,
+    core: Capabilities,
+    clock: Clock,
+    deliveries: Deliveries,
+    **options: Any,
+) -> Scheduler:
+    """The daily-question loop; `options` as `Scheduler` takes them (`catch_up_hours`,
+    `close_after_hours`, `digest`, `faults`, `interval`)."""
+    return Scheduler(
+        core.catalog,
+        clock,
+        core.answering,
+        core.publishing,
+        deliveries,
+        store,
+        store,
+        store,
+        **options,
+    )
+
+
+def build_games(
+    store: QuizStore,
+    core: Capabilities,
+    clock: Clock,
+    deliveries: Deliveries,
+    rng: random.Random | None = None,
+) -> Games:
+    return Games(
+        core.catalog, clock, core.answering, core.publishing, deliveries, store, store, store, rng
+    )
+
+
+def build_schedules(store: QuizStore, core: Capabilities, clock: Clock) -> Schedules:
+    return Schedules(
+        core.catalog, clock, core.answering, core.publishing, store, store, store, store
+    )
+
+
+def wire(config: Config, store: QuizStore, library: DeckLibrary, clock: Clock) -> Services:
+    """Every service of a process, each built once, on `store`."""
+    from bot.storage.engine import store_engine
+    from bot.storage.url import database_url
+
+    core = capabilities(
+        store,
+        library,
+        clock,
+        config_default=config.default_deck,
+        load=lambda: load_decks(config.question_paths, config.shipped_decks),
+    )
+    deliveries = Deliveries()
+    faults = Faults(clock, logging.getLogger("quizbot.scheduler"))
+    timing = config.file.schedule
+    scheduler = build_scheduler(
+        store,
+        core,
+        clock,
+        deliveries,
+        catch_up_hours=timing.catch_up_hours,
+        close_after_hours=timing.close_after_hours,
+        digest=build_digest(store, core, clock, deliveries, faults),
+        faults=faults,
+    )
+    url = database_url(config.database_url, config.base_dir)
+    return Services(
+        config=config,
+        clock=clock,
+        catalog=core.catalog,
+        answering=core.answering,
+        boards=core.boards,
+        membership=core.membership,
+        runs=core.runs,
+        review=core.review,
+        authoring=core.authoring,
+        publishing=core.publishing,
+        schedules=build_schedules(store, core, clock),
+        scheduler=scheduler,
+        games=build_games(store, core, clock, deliveries),
+        deliveries=deliveries,
+        state=ProcessState(clock, store),
+        live_posts=functools.partial(LivePosts, core.answering, clock),
+        installations=lambda: store_engine(url),
+    )
+
+
 async def build_app(
     config: Config,
     *,
@@ -80,7 +242,6 @@ async def build_app(
     library: DeckLibrary | None = None,
 ) -> App:
     """Builds the app; tests pass their own clock, store or decks."""
-    from bot.storage.engine import store_engine
     from bot.storage.sql import open_store
     from bot.storage.url import database_url
 
@@ -88,28 +249,29 @@ async def build_app(
     clock = clock or SystemClock()
     if store is None:
         store = await open_store(database_url(config.database_url, config.base_dir))
-    quiz = Quiz(
-        store=store,
-        decks=library,
-        clock=clock,
-        ui_locales=LOCALES,
-        config_default=config.default_deck,
-    )
-    timing = config.file.schedule
-    scheduler = Scheduler(
-        store,
-        quiz,
-        clock,
-        {},
-        catch_up_hours=timing.catch_up_hours,
-        close_after_hours=timing.close_after_hours,
-        render_summary=digest_messages,
-    )
-    schedules = Schedules(store, quiz, clock)
+    return App(wire(config, store, library, clock), store)
+
+
+@contextlib.asynccontextmanager
+async def operations(config: Config) -> AsyncIterator[Operations]:
+    """The command line's use-cases (`quizbot report`, `forget`, `export --server`) on the
+    configured database, which is opened only when one of them needs it."""
+    from bot.storage.export import export_server
+    from bot.storage.sql import open_store
+    from bot.storage.url import database_url
+
     url = database_url(config.database_url, config.base_dir)
-    return Services(
-        config, store, quiz, clock, schedules, scheduler, installations=lambda: store_engine(url)
-    )
+    opened: list[QuizStore] = []
+
+    async def store() -> OperationsStore:
+        opened.append(await open_store(url))
+        return opened[-1]
+
+    try:
+        yield Operations(store, functools.partial(export_server, url))
+    finally:
+        for one in opened:
+            await one.close()
 
 
 class NothingToRun(Exception):
@@ -184,37 +346,50 @@ async def run_platforms(app: App) -> None:
     """Runs every enabled platform in this process, with the game loop and the scheduler.
     A platform that stops is started again; one that cannot work as configured stops the
     process (`PlatformStopped`, or the SetupError of its first start)."""
-    check_platforms(app.config)
-    names = enabled_platforms(app.config)
-    app.reload_on_sighup()
-    ops = app.config.file.ops
+    config = app.services.config
+    check_platforms(config)
+    names = enabled_platforms(config)
+    reload_on_sighup(app.services.catalog)
+    ops = config.file.ops
     try:
         async with contextlib.AsyncExitStack() as stack:
             if ops.enabled:
                 await stack.enter_async_context(
-                    ops_listener(app.healthy, app.metrics, ops.host, ops.port)
+                    ops_listener(app.store.writable, app.services.metrics, ops.host, ops.port)
                 )
             await _run_each(app, names)
     except BaseExceptionGroup as failed:
         raise failed.exceptions[0] from None
 
 
+def reload_on_sighup(catalog: Catalog) -> None:
+    """`kill -HUP <pid>` reloads the decks (where the platform has signals)."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, AttributeError):
+        loop.add_signal_handler(signal.SIGHUP, catalog.reload)
+
+
 async def _run_each(app: App, names: list[str]) -> None:
     """The loops and the platforms side by side, each supervised: a fault in one never
     ends another (`bot.service.supervision`); only a platform that cannot work as
     configured ends them all, with its reason."""
-    supervisor = Supervisor(app.clock)
+    services = app.services
+    supervisor = Supervisor(services.clock)
     async with asyncio.TaskGroup() as group:
-        group.create_task(app.scheduler.run())
-        group.create_task(app.games.run())
+        group.create_task(services.scheduler.run())
+        group.create_task(services.games.run())
         if "slack" in names:
             from bot.slack.runner import run_slack
 
-            group.create_task(supervisor.platform("Slack", lambda: run_slack(app), cannot_work))
+            group.create_task(
+                supervisor.platform("Slack", lambda: run_slack(services), cannot_work)
+            )
         if "discord" in names:
             from bot.discord.runner import run_discord
 
-            group.create_task(supervisor.platform("Discord", lambda: run_discord(app), cannot_work))
+            group.create_task(
+                supervisor.platform("Discord", lambda: run_discord(services), cannot_work)
+            )
 
 
 DISCORD_FATAL_CLOSES = {

@@ -176,7 +176,7 @@ async def _play(config: Config, args: argparse.Namespace) -> int:
         )
         user = args.user or getpass.getuser() or "player"
         return await play(
-            app.quiz,
+            app.services,
             term,
             user,
             args.deck,
@@ -247,52 +247,28 @@ async def _upgrade(config: Config) -> int:
 
 
 async def _export(config: Config, server_id: str, out: Path) -> int:
-    from bot.storage.export import export_server
-    from bot.storage.url import database_url
+    from bot.bootstrap import operations
+    from bot.console.data import export
 
-    written = await export_server(
-        database_url(config.database_url, config.base_dir), server_id, out
-    )
-    if not written:
-        print(
-            f"nothing stored for server {server_id!r}: no answers, reviews or problem reports; "
-            "no files written (a Slack server is slack:T..., a Discord one discord:<guild id>, "
-            "the terminal's local)",
-            file=sys.stderr,
-        )
-        return 1
-    for path, rows in written.items():
-        print(f"{path}: {rows} rows")
-    return 0
+    async with operations(config) as ops:
+        return await export(ops, server_id, out, sys.stdout, sys.stderr)
 
 
 async def _report(config: Config, args: argparse.Namespace) -> int:
+    from bot.bootstrap import operations
     from bot.console.report import ReportRequest, report
-    from bot.storage import open_store
-    from bot.storage.url import database_url
 
     asked = ReportRequest.of(args, getpass.getuser() or "player")
-    store = await open_store(database_url(config.database_url, config.base_dir))
-    try:
-        return await report(config, store, asked, os.environ, sys.stdout, sys.stderr)
-    finally:
-        await store.close()
+    async with operations(config) as ops:
+        return await report(config, ops, asked, os.environ, sys.stdout, sys.stderr)
 
 
 async def _forget(config: Config, server_id: str, user_id: str) -> int:
-    from bot.storage import open_store
-    from bot.storage.url import database_url
+    from bot.bootstrap import operations
+    from bot.console.data import forget
 
-    store = await open_store(database_url(config.database_url, config.base_dir))
-    try:
-        answers = await store.forget_user(server_id, user_id)
-    finally:
-        await store.close()
-    print(
-        f"forgot {user_id} in {server_id}: {answers} answers, and their runs, points, "
-        f"first meetings and settings, deleted"
-    )
-    return 0
+    async with operations(config) as ops:
+        return await forget(ops, server_id, user_id, sys.stdout)
 
 
 def _import(config: Config, args: argparse.Namespace) -> int:
@@ -365,7 +341,7 @@ async def _discord(config: Config, args: argparse.Namespace) -> int:
             return 1
         app = await build_app(config)
         try:
-            print(await sync_commands(app, args.guild))
+            print(await sync_commands(app.services, args.guild))
         finally:
             await app.close()
         return 0

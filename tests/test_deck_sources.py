@@ -77,7 +77,7 @@ async def test_the_bot_starts_with_the_good_decks_and_logs_the_broken_one(
     with caplog.at_level(logging.WARNING):
         app = await build_app(load_config(str(tmp_path / "config.toml"), env={}))
     try:
-        assert app.quiz.decks.ids() == sorted(["good", *shipped_ids()])
+        assert app.services.catalog.decks.ids() == sorted(["good", *shipped_ids()])
         assert f"{decks / 'bad.yaml'}:" in caplog.text
         assert "left out" in caplog.text
     finally:

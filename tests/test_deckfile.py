@@ -174,9 +174,10 @@ def test_a_deck_version_changes_with_a_questions_time_but_not_without_one(
     assert untimed is not None and timed is not None and longer is not None
     assert len({untimed.version, timed.version, longer.version}) == 3
     # A deck without any `seconds` keeps the version it had before the key existed.
-    assert untimed.version == hashlib.blake2s(
-        repr(untimed.questions).encode(), digest_size=5
-    ).hexdigest()
+    assert (
+        untimed.version
+        == hashlib.blake2s(repr(untimed.questions).encode(), digest_size=5).hexdigest()
+    )
 
 
 def test_texts_stay_as_written_even_when_yaml_would_read_them_as_other_types(

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.bootstrap import build_app
+from bot.bootstrap import build_app, reload_on_sighup
 from bot.config import load_config
 
 DECK = """title: "Deck {name}"
@@ -40,17 +40,17 @@ async def test_reload_keeps_the_old_decks_when_the_new_ones_are_broken(
     )
     app = await build_app(load_config(str(tmp_path / "config.toml"), env={}))
     try:
-        assert app.quiz.decks.ids() == ["first"]
+        assert app.services.catalog.decks.ids() == ["first"]
 
         write_deck(decks, "second")
-        report = app.reload_decks()
-        assert report.ok and app.quiz.decks.ids() == ["first", "second"]
+        report = app.services.catalog.reload()
+        assert report.ok and app.services.catalog.decks.ids() == ["first", "second"]
 
         (decks / "second.yaml").write_text("title: [broken\n", encoding="utf-8")
         with caplog.at_level(logging.ERROR):
-            report = app.reload_decks()
+            report = app.services.catalog.reload()
         assert not report.ok
-        assert app.quiz.decks.ids() == ["first", "second"]  # the running decks stay
+        assert app.services.catalog.decks.ids() == ["first", "second"]  # the running decks stay
         assert "keeping the running decks" in caplog.text
         assert f"{decks / 'second.yaml'}:" in caplog.text  # says where and why
     finally:
@@ -67,14 +67,14 @@ async def test_sighup_reloads(tmp_path: Path) -> None:
     )
     app = await build_app(load_config(str(tmp_path / "config.toml"), env={}))
     try:
-        app.reload_on_sighup()
+        reload_on_sighup(app.services.catalog)
         write_deck(decks, "second")
         os.kill(os.getpid(), signal.SIGHUP)
         for _ in range(100):
-            if "second" in app.quiz.decks.ids():
+            if "second" in app.services.catalog.decks.ids():
                 break
             await asyncio.sleep(0.01)
-        assert app.quiz.decks.ids() == ["first", "second"]
+        assert app.services.catalog.decks.ids() == ["first", "second"]
     finally:
         asyncio.get_running_loop().remove_signal_handler(signal.SIGHUP)
         await app.close()

@@ -110,12 +110,12 @@ async def test_a_reload_picks_up_a_deck_folder_made_after_the_start(tmp_path: Pa
     (tmp_path / "config.toml").write_text('[database]\nurl = "sqlite:///q.db"\n', encoding="utf-8")
     app = await build_app(load_config(str(tmp_path / "config.toml"), env={}))
     try:
-        shipped = app.quiz.decks.ids()
+        shipped = app.services.catalog.decks.ids()
         assert "ours" not in shipped
         (tmp_path / "decks").mkdir()  # what `quizbot import` makes, or a person
         (tmp_path / "decks" / "ours.yaml").write_text(DECK.format(name="ours"), "utf-8")
-        report = app.reload_decks()
-        assert report.ok and app.quiz.decks.ids() == sorted([*shipped, "ours"])
+        report = app.services.catalog.reload()
+        assert report.ok and app.services.catalog.decks.ids() == sorted([*shipped, "ours"])
     finally:
         await app.close()
 

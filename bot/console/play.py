@@ -32,7 +32,7 @@ from bot.presentation.messages import (
     summary_message,
 )
 from bot.presentation.review_messages import review_answer, review_done, review_question
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 
 LOCAL_SERVER = "local"
 
@@ -81,14 +81,14 @@ class Terminal:
 
 
 def choose_deck(
-    quiz: Quiz, term: Terminal, deck_id: str | None, locale: str, default: str | None = None
+    services: Services, term: Terminal, deck_id: str | None, locale: str, default: str | None = None
 ) -> Deck | None:
     """--deck, else the only deck; several decks: ask on a TTY (Enter takes the default, the
     config's `[questions] default` or else the first by id), the default when piped."""
     if deck_id:
-        return quiz.deck(deck_id)
-    decks = list(quiz.decks)
-    fallback = quiz.deck(default)
+        return services.catalog.deck(deck_id)
+    decks = list(services.catalog.decks)
+    fallback = services.catalog.deck(default)
     if len(decks) <= 1 or not term.interactive:
         return fallback
     number = decks.index(fallback) + 1
@@ -106,8 +106,8 @@ def choose_deck(
         chosen = number_of(answer)
         if chosen is not None and 1 <= chosen <= len(decks):
             return decks[chosen - 1]
-        if quiz.decks.get(answer):
-            return quiz.deck(answer)
+        if services.catalog.decks.get(answer):
+            return services.catalog.deck(answer)
         term.wrapped(text(locale, "play.not_a_deck", answer=answer, last=len(decks)))
 
 
@@ -143,7 +143,9 @@ def read_letter(term: Terminal, letters: str, locale: str) -> int | None:
         term.wrapped(text(locale, "play.invalid", letters=shown))
 
 
-async def show_summary(quiz: Quiz, actor: Actor, term: Terminal, summary: RunSummary) -> None:
+async def show_summary(
+    services: Services, actor: Actor, term: Terminal, summary: RunSummary
+) -> None:
     msg = summary_message(summary)
     term.say()
     term.wrapped(msg.header)
@@ -152,8 +154,8 @@ async def show_summary(quiz: Quiz, actor: Actor, term: Terminal, summary: RunSum
     for line in msg.review:
         term.wrapped(line)
     term.wrapped(text(summary.locale, "play.again"))
-    board = await quiz.leaderboard(actor, Period.ALL)
-    shown = leaderboard_message(board, lambda user: user, {d.id: d for d in quiz.decks})
+    board = await services.boards.leaderboard(actor, Period.ALL)
+    shown = leaderboard_message(board, lambda user: user, {d.id: d for d in services.catalog.decks})
     term.say()
     term.wrapped(text(summary.locale, "play.local_board"))
     for line in shown.lines:
@@ -187,7 +189,7 @@ class Languages:
 
 
 async def play(
-    quiz: Quiz,
+    services: Services,
     term: Terminal,
     user: str,
     deck_id: str | None = None,
@@ -202,10 +204,10 @@ async def play(
     unknown deck or language) print one line. Unless `--locale` chose it, the first line
     says, in English, which language this is and how to switch."""
     actor = Actor(server_id=LOCAL_SERVER, user_id=user, is_admin=True)
-    saved = await quiz.store.user_locale(LOCAL_SERVER, user)
+    saved = await services.membership.saved_language(actor)
     langs = Languages(normal(locale), saved, system_locale)
     try:
-        offered = _offered(quiz, deck_id)
+        offered = _offered(services, deck_id)
         ui = langs.ui(offered)
         if langs.asked is not None:
             if langs.asked not in offered:
@@ -220,27 +222,27 @@ async def play(
                     + "\n"
                 )
                 return 2
-            await quiz.store.set_user_locale(LOCAL_SERVER, user, langs.asked)  # next time too
+            await services.membership.keep_language(actor, langs.asked)  # next time too
         else:
             hint = switch_hint(ui, offered)
             if hint:
                 term.wrapped(hint)
         if review:
-            return await _review(quiz, term, actor, langs, topic, ui)
-        return await _play(quiz, term, actor, deck_id, langs, ui, default_deck)
+            return await _review(services, term, actor, langs, topic, ui)
+        return await _play(services, term, actor, deck_id, langs, ui, default_deck)
     except QuizError as e:
         term.stderr.write(error_text(e, langs.ui(LOCALES)) + "\n")
         return 1
 
 
-def _offered(quiz: Quiz, deck_id: str | None) -> list[str]:
+def _offered(services: Services, deck_id: str | None) -> list[str]:
     """The languages `--locale` may name: the deck's (or every deck's when none is named)."""
-    decks = [quiz.deck(deck_id)] if deck_id else list(quiz.decks)
+    decks = [services.catalog.deck(deck_id)] if deck_id else list(services.catalog.decks)
     return list(dict.fromkeys(loc for deck in decks for loc in deck.locales))
 
 
 async def _play(
-    quiz: Quiz,
+    services: Services,
     term: Terminal,
     actor: Actor,
     deck_id: str | None,
@@ -248,7 +250,7 @@ async def _play(
     ui: str,
     default_deck: str | None,
 ) -> int:
-    deck = choose_deck(quiz, term, deck_id, ui, default_deck)
+    deck = choose_deck(services, term, deck_id, ui, default_deck)
     if deck is None:
         return 0
     loc = langs.for_deck(deck)
@@ -256,7 +258,7 @@ async def _play(
     term.wrapped(pick(deck.title, loc))
     if deck.description:
         term.wrapped(pick(deck.description, loc))
-    step: RunStep | RunSummary | None = await quiz.start_run(actor, deck.id)
+    step: RunStep | RunSummary | None = await services.runs.start_run(actor, deck.id)
     while isinstance(step, RunStep):
         show_question(term, step_message(step))
         letters = "".join(c.letter for c in step.choices)
@@ -265,19 +267,19 @@ async def _play(
             term.say()
             term.wrapped(text(loc, "play.stopped"))
             return 0
-        fb = await quiz.run_answer(actor, step.run.id, step.question.id, index)
+        fb = await services.runs.run_answer(actor, step.run.id, step.question.id, index)
         show_feedback(term, feedback_message(fb), loc)
         step = fb.next if fb.next is not None else fb.summary
     if isinstance(step, RunSummary):
-        await show_summary(quiz, actor, term, step)
+        await show_summary(services, actor, term, step)
     return 0
 
 
 async def _review(
-    quiz: Quiz, term: Terminal, actor: Actor, langs: Languages, topic: str | None, ui: str
+    services: Services, term: Terminal, actor: Actor, langs: Languages, topic: str | None, ui: str
 ) -> int:
     """The due questions one at a time, each with its feedback and when it comes back."""
-    step = await quiz.start_review(actor, topic)
+    step = await services.review.start_review(actor, topic)
     while isinstance(step, ReviewStep):
         step = replace(step, locale=langs.for_deck(step.deck))
         msg = review_question(step)
@@ -290,7 +292,7 @@ async def _review(
         if index is None:
             term.say()
             return 0
-        fb = await quiz.review_answer(actor, step.card.key, step.number, index, topic)
+        fb = await services.review.review_answer(actor, step.card.key, step.number, index, topic)
         said = review_answer(fb, step.locale)
         term.wrapped(said.headline)
         term.wrapped(said.answer)

@@ -15,10 +15,9 @@ from bot.config import Config
 from bot.console.language import help_words, normal, system_locale, terminal_locale
 from bot.decks.lint import lint
 from bot.decks.loading import load_decks
-from bot.domain.health import health
 from bot.presentation.health_report import html, report_list, table, warning_list
 from bot.presentation.locales import LOCALES, text
-from bot.service.ports import QuizStore
+from bot.service.operations import Operations
 
 LOCAL_SERVER = "local"
 """Where `quizbot play` keeps a reader's saved language."""
@@ -53,7 +52,7 @@ class ReportRequest:
 
 async def report(
     config: Config,
-    store: QuizStore,
+    ops: Operations,
     asked: ReportRequest,
     env: Mapping[str, str],
     out: TextIO,
@@ -67,7 +66,7 @@ async def report(
         return 1
     chosen = [decks[asked.deck]] if asked.deck else sorted(decks.values(), key=lambda d: d.id)
     offered = [loc for loc in dict.fromkeys(loc for d in chosen for loc in d.locales)]
-    saved = await store.user_locale(LOCAL_SERVER, asked.reader)
+    saved = await ops.saved_locale(LOCAL_SERVER, asked.reader)
     system = system_locale(env)
     wanted = normal(asked.locale)
     if wanted is not None and wanted not in offered:
@@ -86,10 +85,7 @@ async def report(
         saved=saved,
         system=system,
     )
-    log = list(await store.answer_log(asked.server, asked.deck))
-    reports = list(await store.problem_reports(asked.server, asked.deck))
-    questions = {(d.id, q.id): (len(q.choices), q.answer) for d in chosen for q in d.questions}
-    rows = health(log, questions, [(r.deck_id, r.question_id) for r in reports])
+    rows, reports = await ops.question_health(chosen, asked.server, asked.deck)
     warnings = [w for d in chosen for w in lint(d, loaded.places[d.id])]
     out.write(table(rows, decks) + "\n")
     if warnings:

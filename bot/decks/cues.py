@@ -11,11 +11,18 @@ Four cues, each naming at most one choice of a question (none when two choices t
   and "not" that a claim's value turns on. Each claim of a choice scores a point for each
   other choice that makes it too; the centre is the choice with strictly the most points.
 
+A fifth view, `middle`, is the other side of the first two: the right answer is neither the
+strictly longest nor the strictly shortest choice. A player who rules both out scores above
+chance when right answers sit in the middle more often than chance puts them there, as surely
+as one who picks the longest does when they are the longest too often.
+
 Across a deck and a language, the right answer carries a cue in some questions. If the author
 placed the right answer among the choices as written without regard to their form, a
 question whose choices give the cue to one choice carries it by chance with probability 1/k
-(k choices). The number of questions that carry it is then a sum of such independent trials
-(a Poisson binomial), and `tail` says how likely a count at least as high is by chance alone.
+(k choices); the middle, with the share of choices that are neither longest nor shortest. The
+number of questions that carry it is then a sum of such independent trials (a Poisson
+binomial): `tail` says how likely a count at least as high is by chance alone, `floor` one at
+least as low.
 """
 
 from __future__ import annotations
@@ -88,6 +95,10 @@ CUES: dict[str, tuple[Measure, str, str]] = {
 }
 """Each cue's measure, what it picks and which questions it counts, as a warning says them."""
 
+MIDDLE = "middle"
+"""The right answer neither strictly longest nor strictly shortest (not a pick of one choice,
+so not in `CUES`; `count` takes it)."""
+
 
 @dataclass(frozen=True)
 class CueCount:
@@ -102,24 +113,40 @@ class CueCount:
     """How many would carry it by chance: the sum of 1/k over the counted questions."""
     tail: float
     """The probability of at least this many carriers by chance."""
+    floor: float = 1.0
+    """The probability of at most this many carriers by chance."""
 
 
 def count(cue: str, questions: Sequence[Question], locale: str) -> CueCount:
-    """How many of `questions` carry the cue in `locale` (true/false pairs left out: their
-    form is fixed), against chance."""
-    measure = CUES[cue][0]
+    """How many of `questions` carry the cue (`CUES` or `MIDDLE`) in `locale` (true/false
+    pairs left out: their form is fixed), against chance."""
     odds: list[float] = []
     carriers: list[Question] = []
     for question in questions:
         if _true_false(question, locale):
             continue
-        pick = measure(question, locale)
-        if pick is None:
+        trial = _trial(cue, question, locale)
+        if trial is None:
             continue
-        odds.append(1 / len(question.choices))
-        if pick == question.answer:
+        odds.append(trial[0])
+        if trial[1]:
             carriers.append(question)
-    return CueCount(cue, len(odds), tuple(carriers), sum(odds), tail(odds, len(carriers)))
+    hits = len(carriers)
+    below = tail([1 - p for p in odds], len(odds) - hits)  # at most `hits`: the misses' tail
+    return CueCount(cue, len(odds), tuple(carriers), sum(odds), tail(odds, hits), below)
+
+
+def _trial(cue: str, question: Question, locale: str) -> tuple[float, bool] | None:
+    """The chance that the question carries the cue, and whether it does; None when its
+    choices give the cue to no choice."""
+    k = len(question.choices)
+    if cue == MIDDLE:
+        ends = {longest(question, locale), shortest(question, locale)} - {None}
+        if not ends or len(ends) == k:
+            return None
+        return (k - len(ends)) / k, question.answer not in ends
+    pick = CUES[cue][0](question, locale)
+    return None if pick is None else (1 / k, pick == question.answer)
 
 
 def tail(odds: Sequence[float], hits: int) -> float:

@@ -36,8 +36,18 @@ RESERVED_DECK_IDS = frozenset({"daily", "weekdays"})
 """Words of the schedule command, so no deck may be called one."""
 
 Kind = Literal[
-    "id", "text", "string", "locales", "flag", "questions", "choices", "answer", "tags", "lint",
-    "names", "seconds",
+    "id",
+    "text",
+    "string",
+    "locales",
+    "flag",
+    "questions",
+    "choices",
+    "answer",
+    "tags",
+    "lint",
+    "names",
+    "seconds",
 ]
 """What a key holds. A text is localized (a string per deck locale); a string is one plain value."""
 
@@ -173,6 +183,3 @@ CHOICE = Level(
         Field("why", "text", "Why this wrong choice is wrong.", max_chars=MAX_WHY_CHARS),
     ),
 )
-
-DECK_KEYS = DECK.keys
-"""The keys a deck file may have, for code that writes deck files."""

@@ -136,7 +136,13 @@ class _Finder:
             compared = any(_said(wrong, units) for wrong in answer.wrongs)
             if told and covered and not compared and _about(answer.stem, units):
                 yield Leak(
-                    deck, giver, part, choice, answer.deck, answer.question, self.locale,
+                    deck,
+                    giver,
+                    part,
+                    choice,
+                    answer.deck,
+                    answer.question,
+                    self.locale,
                     tuple(shown),
                 )
 
@@ -150,9 +156,7 @@ class _Finder:
         every_wrong = frozenset().union(*wrongs)
         stem = self._units(question.text[self.locale])
         telling = frozenset(
-            u
-            for u in right - every_wrong - stem - common
-            if len(u) == 2 or _number(u)
+            u for u in right - every_wrong - stem - common if len(u) == 2 or _number(u)
         )
         return _Answer(
             deck,

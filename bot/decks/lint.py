@@ -5,7 +5,8 @@ A problem stops a deck loading; a warning does not, so the bot plays the deck an
 question's `lint: {ignore: [NAME]}` silences for that question. The rules are pure: loaded
 `Deck`s and where their parts sit in their files (`DeckPlaces`) in, warnings out, checked in
 every locale of each deck. Decks the bot loads together are linted together: a question of
-one must not answer or repeat a question of another (`overlap.py`).
+one must not answer or repeat a question of another (`overlap.py`), and their right answers
+taken together must not lean on a form cue (`cue_warnings.py`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import math
 from collections.abc import Mapping, Sequence
 from itertools import combinations
 
-from bot.decks.cues import CUES, count, length
+from bot.decks.cue_warnings import across, said, skews
+from bot.decks.cues import length
 from bot.decks.format import GAME_SECONDS
 from bot.decks.formats.phrasebook import answer_is
 from bot.decks.model import Deck, Localized, Question
@@ -51,12 +53,6 @@ DECK_MIN_QUESTIONS = 5
 """Across a deck: the right answer longest in more than 40% of the questions of 3 choices or
 more (chance is 1 in 3 to 1 in 5), once there are 5 such questions."""
 ENOUGH_CHOICES = 3
-CUE_CHANCE = 0.01
-CUE_RATIO = 1.5
-"""A form cue is warned when the right answer carries it in so many questions that chance
-gives as many at most 1 time in 100 (the exact tail of the count), and half again as often as
-chance would: small decks are not flagged by noise, nor big ones for a cue too weak to
-matter."""
 
 
 def lint(deck: Deck, places: DeckPlaces) -> list[LintWarning]:
@@ -70,6 +66,7 @@ def lint_decks(decks: Sequence[Deck], places: Mapping[str, DeckPlaces]) -> list[
     and column."""
     found = [w for deck in decks for w in _deck_warnings(deck, places[deck.id])]
     found.extend(overlaps(decks, places))
+    found.extend(across(decks, places))
     order = {places[deck.id].path: index for index, deck in enumerate(decks)}
     return sorted(found, key=lambda w: (order[w.path], w.line, w.column, w.name, w.message))
 
@@ -261,20 +258,15 @@ class _Lint:
     def form_cues(self) -> None:
         counted = [q for q in self.deck.questions if "form-cues" not in self.place(q).ignored]
         for locale in self.deck.locales:
-            for cue, (_, what, which) in CUES.items():
-                found = count(cue, counted, locale)
-                hits = len(found.carriers)
-                if hits < CUE_RATIO * found.chance or found.tail > CUE_CHANCE:
-                    continue
-                names = ", ".join(
-                    f"'{q.id}' (line {self.place(q).at.line})" for q in found.carriers
-                )
+            for skew in skews(counted, locale):
                 self.warn(
                     self.places.questions_key,
                     "form-cues",
-                    f"the right answer is {what} in {hits} of the {found.counted} questions"
-                    f"{self.where(locale)} with {which}; chance would give {found.chance:.1f} "
-                    f"(p = {found.tail:.1g}), so picking it scores without knowing: {names}",
+                    said(
+                        skew,
+                        self.where(locale),
+                        lambda q: f"'{q.id}' (line {self.place(q).at.line})",
+                    ),
                 )
 
     def reading_time(self, question: Question) -> None:

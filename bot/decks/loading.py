@@ -119,9 +119,7 @@ def _load(path: Path) -> _Loaded:
         foreign = _foreign(path)
         if foreign is not None:
             return _Loaded(None, [foreign])
-    return _Loaded(
-        deck, _sorted(checker.problems), checker.deck_id, checker.id_at, checker.places
-    )
+    return _Loaded(deck, _sorted(checker.problems), checker.deck_id, checker.id_at, checker.places)
 
 
 def _foreign(path: Path) -> Problem | None:

@@ -13,37 +13,82 @@ from functools import cache
 from bot.decks.formats.phrasebook import true_false
 
 ALL_OF_THE_ABOVE: dict[str, tuple[str, ...]] = {
-    "en": ("all of the above", "all the above", "all of these", "all of the above are correct",
-           "all of the above are true", "all of the answers above", "all of them"),
-    "bn": ("উপরের সবগুলো", "উপরের সবগুলোই", "উপরের সবকটি", "উপরের সবকটিই", "উপরের সবই",
-           "উপরের সব কটি", "উপরের সবগুলি", "ওপরের সবগুলো", "ওপরের সবকটি", "ওপরের সবই",
-           "সবগুলোই সঠিক", "সবকটিই সঠিক", "উপরের সবগুলো সঠিক", "উপরের সবকটি সঠিক"),
+    "en": (
+        "all of the above",
+        "all the above",
+        "all of these",
+        "all of the above are correct",
+        "all of the above are true",
+        "all of the answers above",
+        "all of them",
+    ),
+    "bn": (
+        "উপরের সবগুলো",
+        "উপরের সবগুলোই",
+        "উপরের সবকটি",
+        "উপরের সবকটিই",
+        "উপরের সবই",
+        "উপরের সব কটি",
+        "উপরের সবগুলি",
+        "ওপরের সবগুলো",
+        "ওপরের সবকটি",
+        "ওপরের সবই",
+        "সবগুলোই সঠিক",
+        "সবকটিই সঠিক",
+        "উপরের সবগুলো সঠিক",
+        "উপরের সবকটি সঠিক",
+    ),
     "es": ("todas las anteriores", "todas las respuestas anteriores", "todo lo anterior"),
-    "fr": ("toutes les réponses ci-dessus", "toutes les réponses précédentes",
-           "tout ce qui précède", "toutes ces réponses"),
+    "fr": (
+        "toutes les réponses ci-dessus",
+        "toutes les réponses précédentes",
+        "tout ce qui précède",
+        "toutes ces réponses",
+    ),
     "de": ("alle oben genannten", "alle genannten", "alle antworten sind richtig", "alles oben"),
     "pt": ("todas as anteriores", "todas as alternativas anteriores", "todas as acima"),
     "it": ("tutte le precedenti", "tutte le risposte precedenti"),
     "nl": ("alle bovenstaande", "al het bovenstaande", "alle antwoorden zijn juist"),
-    "ru": ("все вышеперечисленное", "все вышеперечисленное верно", "все перечисленное",
-           "все ответы верны"),
+    "ru": (
+        "все вышеперечисленное",
+        "все вышеперечисленное верно",
+        "все перечисленное",
+        "все ответы верны",
+    ),
     "hi": ("उपरोक्त सभी", "ऊपर के सभी", "उपर्युक्त सभी"),
 }
 """A choice that is only one of these (case, spacing and end punctuation aside) is a catch-all."""
 
 NONE_OF_THE_ABOVE: dict[str, tuple[str, ...]] = {
-    "en": ("none of the above", "none of these", "none of them", "none of the answers above",
-           "neither of the above"),
-    "bn": ("উপরের কোনোটিই নয়", "উপরের কোনটিই নয়", "কোনোটিই নয়", "কোনটিই নয়", "ওপরের কোনোটিই নয়",
-           "উপরের কোনোটাই না", "উপরের কোনোটিই সঠিক নয়", "কোনোটিই সঠিক নয়"),
+    "en": (
+        "none of the above",
+        "none of these",
+        "none of them",
+        "none of the answers above",
+        "neither of the above",
+    ),
+    "bn": (
+        "উপরের কোনোটিই নয়",
+        "উপরের কোনটিই নয়",
+        "কোনোটিই নয়",
+        "কোনটিই নয়",
+        "ওপরের কোনোটিই নয়",
+        "উপরের কোনোটাই না",
+        "উপরের কোনোটিই সঠিক নয়",
+        "কোনোটিই সঠিক নয়",
+    ),
     "es": ("ninguna de las anteriores", "ninguna de las respuestas anteriores"),
     "fr": ("aucune des réponses ci-dessus", "aucune des réponses précédentes"),
     "de": ("keine der oben genannten", "keine der genannten", "keine davon"),
     "pt": ("nenhuma das anteriores", "nenhuma das alternativas anteriores"),
     "it": ("nessuna delle precedenti", "nessuna delle risposte precedenti"),
     "nl": ("geen van de bovenstaande", "geen van bovenstaande", "geen van beide"),
-    "ru": ("ничего из вышеперечисленного", "ни один из вариантов", "ни одно из перечисленного",
-           "нет правильного ответа"),
+    "ru": (
+        "ничего из вышеперечисленного",
+        "ни один из вариантов",
+        "ни одно из перечисленного",
+        "нет правильного ответа",
+    ),
     "hi": ("उपरोक्त में से कोई नहीं", "इनमें से कोई नहीं"),
 }
 
@@ -61,6 +106,7 @@ _TRUE_FALSE: dict[str, tuple[tuple[str, str], ...]] = {
     "ru": (("верно", "неверно"), ("правда", "ложь")),
     "hi": (("सही", "गलत"), ("सत्य", "असत्य")),
 }
+
 
 def _word_set(words: str) -> frozenset[str]:
     return frozenset(unicodedata.normalize("NFC", word).casefold() for word in words.split())

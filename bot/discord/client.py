@@ -92,9 +92,9 @@ class QuizClient(discord.AutoShardedClient):
         self.tree = QuizTree(self, services.metrics)
         self.posts = services.live_posts(refresh_interval)
         self.messages = Messages(self)
-        self.delivery = DiscordDelivery(self, services.quiz, self.posts, self.messages)
+        self.delivery = DiscordDelivery(self, services.catalog, self.posts, self.messages)
         self.intake = Intake(
-            services.quiz, services.admission, self.posts, services.metrics, clicks.PLATFORM
+            services, services.admission, self.posts, services.metrics, clicks.PLATFORM
         )
         self._replies: aiohttp.ClientSession | None = None
 
@@ -110,7 +110,7 @@ class QuizClient(discord.AutoShardedClient):
         """After the login, before the gateway: REST works, so daily questions can go out."""
         self.add_dynamic_items(*buttons.DYNAMIC_ITEMS)
         fastpath.skip_messages(self, buttons.ANSWER)  # before the gateway
-        self.services.register_delivery("discord", self.delivery)
+        self.services.deliveries.register("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
         if self.auto_sync and self.application_id is not None:
             try:
@@ -162,7 +162,7 @@ class QuizClient(discord.AutoShardedClient):
         admission = self.services.admission
         if not await admission.quiesce(CLOSE_SECONDS):
             log.warning("%d admitted clicks still unanswered at close", admission.pending)
-        self.services.unregister_delivery("discord", self.delivery)  # its session is closing
+        self.services.deliveries.unregister("discord", self.delivery)  # its session is closing
         await self.posts.flush()  # the last counts are drawn before the connection goes
         if self._replies is not None:
             await self._replies.close()

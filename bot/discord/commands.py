@@ -70,7 +70,7 @@ PERIODS = [
 async def _post(interaction: discord.Interaction, deck: str | None, question: str | None) -> None:
     services = client_of(interaction).services
     channel_id = here(interaction)
-    work = services.quiz.post(actor(interaction), str(channel_id), deck_option(deck), question)
+    work = services.answering.post(actor(interaction), str(channel_id), deck_option(deck), question)
 
     async def reply_with_it(view: PostView) -> str | None:
         message_id = await send(
@@ -89,8 +89,8 @@ async def _post(interaction: discord.Interaction, deck: str | None, question: st
 
 async def _close(interaction: discord.Interaction, who: Actor) -> None:
     bot = client_of(interaction)
-    reveal = await in_time(interaction, bot.services.quiz.close(who, str(here(interaction))))
-    locale = await in_time(interaction, bot.services.quiz.ui_locale(who))
+    reveal = await in_time(interaction, bot.services.answering.close(who, str(here(interaction))))
+    locale = await in_time(interaction, bot.services.catalog.ui_locale(who))
     failure = await in_time(interaction, bot.posts.reveal(reveal, bot.messages))  # may wait
     if failure is None:  # on rate limits
         await send(interaction, content=text(locale, "close.done"))
@@ -104,9 +104,11 @@ async def _close(interaction: discord.Interaction, who: Actor) -> None:
 
 
 async def _language(interaction: discord.Interaction, locale: str, *, server: bool) -> None:
-    quiz = client_of(interaction).services.quiz
+    services = client_of(interaction).services
     who = admin(interaction) if server else actor(interaction)
-    chosen = await in_time(interaction, quiz.set_language(who, locale, server=server))
+    chosen = await in_time(
+        interaction, services.membership.set_language(who, locale, server=server)
+    )
     key = "language.set_server" if server else "language.set_user"
     await send(interaction, content=text(chosen, key, language=language_name(chosen)))
 
@@ -127,8 +129,10 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     @app_commands.describe(deck=_("discord.opt.deck"))
     @app_commands.autocomplete(deck=deck_choices)
     async def start(self, interaction: discord.Interaction, deck: str | None = None) -> None:
-        quiz = client_of(interaction).services.quiz
-        step = await in_time(interaction, quiz.start_run(actor(interaction), deck_option(deck)))
+        services = client_of(interaction).services
+        step = await in_time(
+            interaction, services.runs.start_run(actor(interaction), deck_option(deck))
+        )
         if isinstance(step, RunSummary):
             await send(interaction, embeds=[render.summary(summary_message(step))])
         else:
@@ -145,16 +149,16 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     async def leaderboard(
         self, interaction: discord.Interaction, period: str | None = None, deck: str | None = None
     ) -> None:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         if period == MASTERY:  # over every deck: `deck` does not narrow it
-            board = await in_time(interaction, quiz.mastery_board(actor(interaction)))
+            board = await in_time(interaction, services.boards.mastery_board(actor(interaction)))
         else:
             chosen = Period.parse(period)
             if chosen is None:
                 raise QuizError("unknown_period", period=period)
-            work = quiz.leaderboard(actor(interaction), chosen, deck_option(deck))
+            work = services.boards.leaderboard(actor(interaction), chosen, deck_option(deck))
             board = await in_time(interaction, work)
-        msg = leaderboard_message(board, mention, {d.id: d for d in quiz.decks})
+        msg = leaderboard_message(board, mention, {d.id: d for d in services.catalog.decks})
         await send(interaction, embeds=[render.board(msg)])
 
     @app_commands.command(name="stats", description=_("discord.cmd.stats"))
@@ -162,10 +166,10 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     async def stats(
         self, interaction: discord.Interaction, user: discord.User | None = None
     ) -> None:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         whose = str(user.id) if user is not None else None
         who = actor(interaction)
-        stats = await in_time(interaction, quiz.stats(who, whose))
+        stats = await in_time(interaction, services.boards.stats(who, whose))
         own = stats.user_id == who.user_id
         await send(
             interaction,
@@ -177,14 +181,14 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
     @app_commands.describe(topic=_("discord.opt.topic"))
     @app_commands.autocomplete(topic=topic_choices)
     async def review(self, interaction: discord.Interaction, topic: str | None = None) -> None:
-        quiz = client_of(interaction).services.quiz
-        work = quiz.start_review(actor(interaction), topic_option(interaction, topic))
+        services = client_of(interaction).services
+        work = services.review.start_review(actor(interaction), topic_option(interaction, topic))
         await send_review(interaction, await in_time(interaction, work))
 
     @app_commands.command(name="decks", description=_("discord.cmd.decks"))
     async def decks(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).services.quiz
-        listing = await in_time(interaction, quiz.deck_list(actor(interaction)))
+        services = client_of(interaction).services
+        listing = await in_time(interaction, services.catalog.deck_list(actor(interaction)))
         await send(interaction, embeds=[render.board(decks_message(listing, HOW), literal=True)])
 
     @app_commands.command(name="language", description=_("discord.cmd.language"))
@@ -199,10 +203,10 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
 
     @app_commands.command(name="privacy", description=_("discord.cmd.privacy"))
     async def privacy(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         who = actor(interaction)
-        locale = await in_time(interaction, quiz.ui_locale(who))
-        hidden = await in_time(interaction, quiz.is_hidden(who))
+        locale = await in_time(interaction, services.catalog.ui_locale(who))
+        hidden = await in_time(interaction, services.membership.is_hidden(who))
         await send(
             interaction,
             content=text(locale, "privacy.confirm"),
@@ -211,8 +215,8 @@ class QuizCommands(app_commands.Group, name="quiz", description=_("discord.cmd.q
 
     @app_commands.command(name="help", description=_("discord.cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).services.quiz
-        locale = await in_time(interaction, quiz.ui_locale(actor(interaction)))
+        services = client_of(interaction).services
+        locale = await in_time(interaction, services.catalog.ui_locale(actor(interaction)))
         card = render.help_card(text(locale, "help.title"), text(locale, "discord.help_body"))
         await send(interaction, embeds=[card])
 
@@ -242,8 +246,8 @@ class AdminCommands(
     @app_commands.autocomplete(deck=deck_choices)
     async def report(self, interaction: discord.Interaction, deck: str | None = None) -> None:
         """Question health of a deck in this server, and players' problem reports."""
-        quiz = client_of(interaction).services.quiz
-        work = quiz.question_health(admin(interaction), deck_option(deck))
+        services = client_of(interaction).services
+        work = services.authoring.question_health(admin(interaction), deck_option(deck))
         title, lines = health_lines(await in_time(interaction, work), render.held_mention)
         await send(
             interaction, embeds=[render.board(BoardMessage(title, lines, None), players=True)]
@@ -251,10 +255,10 @@ class AdminCommands(
 
     @app_commands.command(name="reset", description=_("discord.cmd.reset"))
     async def reset(self, interaction: discord.Interaction) -> None:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         who = admin(interaction)
-        locale = await in_time(interaction, quiz.ui_locale(who))
-        server = await in_time(interaction, quiz.server(who))
+        locale = await in_time(interaction, services.catalog.ui_locale(who))
+        server = await in_time(interaction, services.membership.server(who))
         await send(
             interaction,
             content=text(locale, "reset.confirm"),

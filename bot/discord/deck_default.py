@@ -37,9 +37,13 @@ class DeckCommands(app_commands.Group, name="deck", description=_("discord.cmd.d
     @app_commands.describe(deck=_("discord.opt.default_deck"))
     @app_commands.autocomplete(deck=default_choices)
     async def default(self, interaction: discord.Interaction, deck: str | None = None) -> None:
-        quiz = client_of(interaction).services.quiz
+        services = client_of(interaction).services
         who = admin(interaction)
         typed = (deck or "").strip()
-        work = quiz.set_default_deck(who, typed) if typed else quiz.default_view(who)
+        work = (
+            services.catalog.set_default_deck(who, typed)
+            if typed
+            else services.catalog.default_view(who)
+        )
         view = await in_time(interaction, work)
         await send(interaction, content=default_deck_text(view, HOW))

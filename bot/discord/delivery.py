@@ -29,9 +29,9 @@ from bot.domain.schedule import Schedule
 from bot.presentation.game_messages import game_end_text, news_message
 from bot.presentation.locales import text
 from bot.presentation.messages import post_message
+from bot.service.catalog import Catalog
 from bot.service.delivery import ChannelRefused, DeliveryError
 from bot.service.live_posts import LivePosts
-from bot.service.quiz import Quiz
 
 log = logging.getLogger("quizbot.discord")
 
@@ -79,10 +79,10 @@ class DiscordDelivery:
     """`bot.service.delivery.Delivery` for Discord."""
 
     def __init__(
-        self, client: discord.Client, quiz: Quiz, posts: LivePosts, messages: Messages
+        self, client: discord.Client, catalog: Catalog, posts: LivePosts, messages: Messages
     ) -> None:
         self._client = client
-        self._quiz = quiz
+        self._catalog = catalog
         self._posts = posts
         self._messages = messages
 
@@ -168,7 +168,7 @@ class DiscordDelivery:
         effort: people may close their DMs to server members."""
         starter = Actor(news.game.server_id, news.game.starter_id)
         try:
-            locale = await self._quiz.ui_locale(starter)
+            locale = await self._catalog.ui_locale(starter)
             said = game_end_text(news, locale, channel_mention)
             dm = await self._client.create_dm(discord.Object(id=int(starter.user_id)))
             await dm.send(content=render.clip(said, render.CONTENT), allowed_mentions=NO_PINGS)
@@ -179,7 +179,7 @@ class DiscordDelivery:
         """A DM to the admin who set the schedule, in their language. Best effort: people
         may close their DMs to server members, and then only `schedule show` tells."""
         admin = Actor(schedule.server_id, schedule.created_by)
-        locale = await self._quiz.ui_locale(admin)
+        locale = await self._catalog.ui_locale(admin)
         said = text(
             locale,
             "discord.schedule_notify",

@@ -35,7 +35,7 @@ class GameCommands(app_commands.Group, name="game", description=_("discord.cmd.g
         services = client_of(interaction).services
         lacking = missing_permissions(interaction.app_permissions, POSTS)
         if lacking:  # its messages could not be posted: refuse now, not fail in silence later
-            locale = await in_time(interaction, services.quiz.ui_locale(actor(interaction)))
+            locale = await in_time(interaction, services.catalog.ui_locale(actor(interaction)))
             said = text(locale, "discord.game_cannot_post", permissions=", ".join(lacking))
             await send(interaction, content=said)
             return
@@ -51,4 +51,6 @@ class GameCommands(app_commands.Group, name="game", description=_("discord.cmd.g
         services = client_of(interaction).services
         who = actor(interaction)
         await in_time(interaction, services.games.stop(who, str(here(interaction))))
-        await send(interaction, content=text(await services.quiz.ui_locale(who), "game.stopping"))
+        await send(
+            interaction, content=text(await services.catalog.ui_locale(who), "game.stopping")
+        )

@@ -73,7 +73,7 @@ async def deck_choices(
             name=render.clip(f"{d.id} · {pick(d.title, d.fallback_locale)}", CHOICE_NAME),
             value=d.id,
         )
-        for d in client_of(interaction).services.quiz.decks
+        for d in client_of(interaction).services.catalog.decks
         if _matches(needle, d.id, *d.title.values())
     ][:MAX_CHOICES]
 
@@ -85,8 +85,12 @@ async def question_choices(
     this process last knew it: autocomplete reads no store)."""
     try:
         chosen = deck_option(getattr(interaction.namespace, "deck", None))
-        quiz = client_of(interaction).services.quiz
-        deck = quiz.deck(chosen) if chosen else quiz.known_default(actor(interaction).server_id)
+        services = client_of(interaction).services
+        deck = (
+            services.catalog.deck(chosen)
+            if chosen
+            else services.catalog.known_default(actor(interaction).server_id)
+        )
     except QuizError:
         return []
     needle = current.casefold().strip()
@@ -106,7 +110,7 @@ def topic_option(interaction: discord.Interaction, value: str | None) -> str | N
     typed = (value or "").strip()
     if not typed:
         return None
-    topics = client_of(interaction).services.quiz.topics()
+    topics = client_of(interaction).services.catalog.topics()
     return next((t for t in topics if t.casefold() == typed.casefold()), typed)
 
 
@@ -118,7 +122,7 @@ async def topic_choices(
     needle = current.casefold().strip()
     return [
         app_commands.Choice(name=t, value=t)
-        for t in client_of(interaction).services.quiz.topics()
+        for t in client_of(interaction).services.catalog.topics()
         if _matches(needle, t) and len(t) <= CHOICE_NAME
     ][:MAX_CHOICES]
 

@@ -39,5 +39,5 @@ async def warn_permissions(interaction: discord.Interaction, need: Need, key: st
     each interaction what the bot may do where it came from)."""
     lacking = missing_permissions(interaction.app_permissions, need)
     if lacking:
-        locale = await client_of(interaction).services.quiz.ui_locale(actor(interaction))
+        locale = await client_of(interaction).services.catalog.ui_locale(actor(interaction))
         await send(interaction, content=text(locale, key, permissions=", ".join(lacking)))

@@ -150,7 +150,7 @@ async def update(
 async def locale_of(interaction: discord.Interaction) -> str:
     """The caller's UI language; English when even that cannot be looked up."""
     try:
-        return await client_of(interaction).services.quiz.ui_locale(actor(interaction))
+        return await client_of(interaction).services.catalog.ui_locale(actor(interaction))
     except Exception:
         return FALLBACK
 

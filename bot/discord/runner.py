@@ -77,7 +77,7 @@ async def sync_commands(services: Services, guild_id: int | None) -> str:
         assert client.application_id is not None  # login fetched the application
         if guild_id is None:
             synced = await client.tree.sync()
-            await services.set_meta(
+            await services.state.set_meta(
                 meta_key(client.application_id), payload_hash(await tree_payload(client.tree))
             )
             where = "globally (reload Discord with Ctrl+R if they do not show yet)"

@@ -25,13 +25,13 @@ from bot.discord.permissions import POSTS, warn_permissions
 from bot.discord.replies import in_time, send
 from bot.discord.translator import catalog_string as _
 from bot.domain.actor import Actor
+from bot.domain.schedule_views import ScheduleList
 from bot.presentation.locales import text
 from bot.presentation.schedule_messages import (
     ScheduleMessage,
     schedule_list_message,
     schedule_set_message,
 )
-from bot.service.schedules import ScheduleList
 
 DAYS = [app_commands.Choice(name=_(f"discord.choice.{d}"), value=d) for d in ("daily", "weekdays")]
 

@@ -57,11 +57,11 @@ async def sync_if_changed(
     """Syncs the global commands if they differ from the last sync; True if it synced."""
     digest = payload_hash(await tree_payload(tree))
     key = meta_key(application_id)
-    if await services.get_meta(key) == digest:
+    if await services.state.get_meta(key) == digest:
         log.info("slash commands unchanged since the last sync; not syncing")
         return False
     synced = await tree.sync()
-    await services.set_meta(key, digest)
+    await services.state.set_meta(key, digest)
     log.info("synced %d slash commands: %s", len(synced), ", ".join(c.name for c in synced))
     return True
 

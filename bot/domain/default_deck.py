@@ -45,3 +45,26 @@ def default_deck(decks: DeckLibrary, server: str | None, config: str | None) -> 
             return DefaultDeck(deck, source, unloaded)
     first = decks.first()
     return None if first is None else DefaultDeck(first, DefaultSource.FIRST, unloaded)
+
+
+class Change(Enum):
+    SET = "set"
+    CLEARED = "cleared"
+
+
+@dataclass(frozen=True)
+class DefaultView:
+    """`deck default`: the server's default deck, and what the command just changed."""
+
+    default: DefaultDeck
+    locale: str
+    change: Change | None = None
+
+
+@dataclass(frozen=True)
+class DeckList:
+    """`decks`: the loaded decks and which one is the default (None: no deck is loaded)."""
+
+    decks: list[Deck]
+    default: DefaultDeck | None
+    locale: str

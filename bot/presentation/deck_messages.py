@@ -4,10 +4,9 @@ none uses, with where that comes from (set here, the config's, or the first by i
 from __future__ import annotations
 
 from bot.decks.model import Deck, pick
-from bot.domain.default_deck import DefaultDeck
+from bot.domain.default_deck import DeckList, DefaultDeck, DefaultView
 from bot.presentation.locales import language_name, text
 from bot.presentation.messages import BoardMessage
-from bot.service.deck_choice import DeckList, DefaultView
 
 SOURCE_SHOWN = 200
 """Characters of a deck's `source` that `/quiz decks` shows; a long reference list is cut."""

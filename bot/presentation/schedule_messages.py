@@ -15,8 +15,14 @@ from datetime import datetime
 from bot.decks.model import pick
 from bot.domain.records import SlotStatus
 from bot.domain.schedule import Days, Schedule
+from bot.domain.schedule_views import (
+    ScheduleInfo,
+    ScheduleList,
+    ScheduleNow,
+    ScheduleOff,
+    ScheduleSet,
+)
 from bot.presentation.locales import digits, text
-from bot.service.schedules import ScheduleInfo, ScheduleList, ScheduleNow, ScheduleOff, ScheduleSet
 
 ChannelRef = Callable[[str], str]
 """A channel id as the platform mentions it."""

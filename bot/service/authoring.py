@@ -1,11 +1,9 @@
 """What players tell deck authors, and what authors read back: "Report a problem", and
-question health (`/quiz report`, `/quizadmin report`). A part of `Quiz`, like `Runs`."""
+question health (`/quiz report`, `/quizadmin report`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-
-from bot.decks.model import Deck, DeckLibrary, Question
+from bot.decks.model import Deck, Question
 from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
@@ -18,32 +16,25 @@ from bot.domain.problems import (
     Reason,
     refusal,
 )
-from bot.domain.review import card_key
-from bot.service.ports import QuizStore
+from bot.service.catalog import Catalog
+from bot.service.ports import Problems, Standings
 
 
 class Authoring:
-    store: QuizStore
-    decks: DeckLibrary
-    clock: Clock
-
-    deck_for: Callable[[str, str | None], Awaitable[Deck]]
-    ui_locale: Callable[[Actor], Awaitable[str]]
-
-    def question_by_key(self, key: str) -> tuple[Deck, Question]:
-        """The loaded question a button names by `card_key`; stale if none is."""
-        for deck in self.decks:
-            for question in deck:
-                if card_key(deck.id, question.id) == key:
-                    return deck, question
-        raise QuizError("question_gone")
+    def __init__(
+        self, catalog: Catalog, clock: Clock, problems: Problems, standings: Standings
+    ) -> None:
+        self._catalog = catalog
+        self.clock = clock
+        self._problems = problems
+        self._standings = standings
 
     async def may_report(self, actor: Actor, key: str) -> tuple[Deck, Question]:
         """The question a report would be about, or a refusal in words: asked when the form
         opens, so nobody types a report only to have it refused, and again when it is sent."""
-        deck, question = self.question_by_key(key)
+        deck, question = self._catalog.question_by_key(key)
         now = self.clock.now()
-        mine = await self.store.problem_reports_by(
+        mine = await self._problems.problem_reports_by(
             actor.server_id, actor.user_id, now - REPORT_WINDOW
         )
         refused = refusal(mine, deck.id, question.id, now)
@@ -59,9 +50,9 @@ class Authoring:
         chosen = Reason.parse(reason)
         if chosen is None:
             raise QuizError("report_reason")
-        deck, question = self.question_by_key(key)
+        deck, question = self._catalog.question_by_key(key)
         now = self.clock.now()
-        await self.store.report_problem(
+        await self._problems.report_problem(
             ProblemReport(
                 server_id=actor.server_id,
                 user_id=actor.user_id,
@@ -79,13 +70,13 @@ class Authoring:
         the server's default."""
         if not actor.is_admin:
             raise QuizError("admin_only")
-        deck = await self.deck_for(actor.server_id, deck_id)
+        deck = await self._catalog.deck_for(actor.server_id, deck_id)
         # Counted in the store (a few numbers per question), not every answer read here.
-        counted = await self.store.question_tallies(actor.server_id, deck.id)
-        reports = await self.store.problem_reports(actor.server_id, deck.id)
+        counted = await self._standings.question_tallies(actor.server_id, deck.id)
+        reports = await self._problems.problem_reports(actor.server_id, deck.id)
         questions = {(deck.id, q.id): (len(q.choices), q.answer) for q in deck}
         rows = health_of(counted, questions, [(r.deck_id, r.question_id) for r in reports])
-        return HealthView(deck, rows, reports, await self.ui_locale(actor))
+        return HealthView(deck, rows, reports, await self._catalog.ui_locale(actor))
 
 
 def _printable(text: str) -> str:

@@ -45,7 +45,7 @@ class Delivery(Protocol):
 
     async def post(self, view: PostView) -> str:
         """Sends the question to `view.post.channel_id`; returns the platform's message ref
-        (Slack ts, Discord message id), which the scheduler stores with `Quiz.set_message`.
+        (Slack ts, Discord message id), which `Publishing` stores with `Answering.set_message`.
         Raises ChannelRefused if the channel refused it, DeliveryError for anything else."""
         ...
 

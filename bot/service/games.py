@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Mapping
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -55,10 +54,13 @@ from bot.domain.game import (
 )
 from bot.domain.post import PostView
 from bot.domain.records import PostRecord
+from bot.service import ports
+from bot.service.answering import Answering
+from bot.service.catalog import Catalog
+from bot.service.deliveries import Deliveries
 from bot.service.delivery import ChannelRefused, Delivery, show_reveal
-from bot.service.ports import QuestionOpen, QuizStore, StoreUnavailable
+from bot.service.ports import QuestionOpen, StoreUnavailable
 from bot.service.publishing import Publishing
-from bot.service.quiz import Quiz
 from bot.service.supervision import Backoff, Faults, Supervisor, reason
 
 log = logging.getLogger("quizbot.games")
@@ -73,18 +75,24 @@ RETRY = Backoff(first=RETRY_FIRST, most=RETRY_MOST)
 class Games:
     def __init__(
         self,
-        store: QuizStore,
-        quiz: Quiz,
+        catalog: Catalog,
         clock: Clock,
-        deliveries: Mapping[str, Delivery],
+        answering: Answering,
+        publishing: Publishing,
+        deliveries: Deliveries,
+        games: ports.Games,
+        posts: ports.PostsAndAnswers,
+        servers: ports.Servers,
         rng: random.Random | None = None,
     ) -> None:
-        self.store = store
-        self.quiz = quiz
+        self._catalog = catalog
         self.clock = clock
+        self._answering = answering
+        self._publishing = publishing
         self.deliveries = deliveries
-        """Shared with the scheduler, which registers each platform's as it connects."""
-        self._publishing = Publishing(quiz)
+        self._games = games
+        self._posts = posts
+        self._servers = servers
         self._rng = rng or random.Random()
         self._faults = Faults(clock, log)
         self._playing: dict[int, asyncio.Task[bool]] = {}
@@ -109,9 +117,9 @@ class Games:
         """A game in this channel, announced by the loop within a tick; refused while the
         channel has one. No deck: the server's default."""
         rounds, per_question = game_settings(questions, seconds)
-        deck = await self.quiz.deck_for(actor.server_id, deck_id)
-        server = await self.store.server(actor.server_id)
-        game = await self.store.create_game(
+        deck = await self._catalog.deck_for(actor.server_id, deck_id)
+        server = await self._servers.server(actor.server_id)
+        game = await self._games.create_game(
             NewGame(
                 server_id=actor.server_id,
                 channel_id=channel_id,
@@ -131,12 +139,12 @@ class Games:
     async def stop(self, actor: Actor, channel_id: str) -> GameRecord:
         """Asks the loop to end this channel's game: its open question is revealed (its
         clicks count) and the results are posted. Its starter or an admin may."""
-        game = await self.store.running_game(actor.server_id, channel_id)
+        game = await self._games.running_game(actor.server_id, channel_id)
         if game is None:
             raise QuizError("no_game")
         if game.starter_id != actor.user_id and not actor.is_admin:
             raise QuizError("not_your_game")
-        await self.store.stop_game(game.id, actor.user_id)
+        await self._games.stop_game(game.id, actor.user_id)
         return game
 
     # The loop -------------------------------------------------------------
@@ -167,8 +175,8 @@ class Games:
         """Starts a task for each due game of a platform this process serves, unless one is
         stepping it already."""
         started: dict[int, asyncio.Task[bool]] = {}
-        for game in await self.store.due_games(self.clock.now()):
-            delivery = self.deliveries.get(game.server_id.partition(":")[0])
+        for game in await self._games.due_games(self.clock.now()):
+            delivery = self.deliveries.of_server(game.server_id)
             if delivery is None or game.id in self._playing:
                 continue  # another process serves this platform; or it is stepping
             task = asyncio.create_task(self._play(game, delivery))
@@ -194,14 +202,14 @@ class Games:
             now = self.clock.now()
             try:
                 if first_failure is not None:  # as it is now: stopped meanwhile, say
-                    fresh = await self.store.game(game.id)
+                    fresh = await self._games.game(game.id)
                     held = game.step + 1 if claimed else game.step
                     if fresh is None or fresh.state is not GameState.RUNNING:
                         return claimed
                     if fresh.step != held:
                         return claimed  # moved on (another process, its claim lapsed)
                     game = fresh
-                if not await self.store.claim_game(game.id, game.step, now + LEASE):
+                if not await self._games.claim_game(game.id, game.step, now + LEASE):
                     return claimed
                 claimed = True
                 await self._step(game, delivery, now)
@@ -221,11 +229,11 @@ class Games:
             return True
 
     async def _step(self, game: GameRecord, delivery: Delivery, now: datetime) -> None:
-        so_far = AskedSoFar.of(await self.store.game_posts(game.id))
+        so_far = AskedSoFar.of(await self._games.game_posts(game.id))
         for post in so_far.half_asked:  # never open without being visible
             log.warning("game %s: withdrawing post %s, sent but not recorded", game.id, post.id)
-            await self.quiz.withdraw(post.id)
-        deck = self.quiz.decks.get(game.deck_id)
+            await self._answering.withdraw(post.id)
+        deck = self._catalog.decks.get(game.deck_id)
         if deck is None:  # the deck was removed (or renamed) while the game ran
             said = f"its deck {game.deck_id} is no longer loaded (was it removed or renamed?)"
             await self._end(game, delivery, now, EndCause.DECK_GONE, said, so_far)
@@ -233,7 +241,7 @@ class Games:
             await self._finish(game, deck.title, delivery, now, so_far, GameState.STOPPED)
         elif game.phase is Phase.STARTING:
             await self._announce(delivery, self._news(NewsKind.STARTED, game, deck.title, [], 0))
-            await self.store.move_game(game.id, game.step, Phase.BETWEEN, now + START_DELAY)
+            await self._games.move_game(game.id, game.step, Phase.BETWEEN, now + START_DELAY)
         elif game.phase is Phase.BETWEEN:
             await self._ask(game, deck, delivery, now, so_far)
         else:
@@ -245,7 +253,7 @@ class Games:
         """The next question, or the results when none is left to ask."""
         if so_far.open:  # posted and recorded by a step that died before moving on
             closes = closes_at(so_far.open[0], game.seconds)
-            await self.store.move_game(game.id, game.step, Phase.OPEN, closes)
+            await self._games.move_game(game.id, game.step, Phase.OPEN, closes)
             return
         asked = so_far.shown
         if len(asked) >= game.rounds:
@@ -259,7 +267,7 @@ class Games:
         shown = replace(view, game=step)
         self._shown[view.post.id] = shown
         await self._publishing.publish(shown, delivery.post)  # withdrawn if it failed
-        await self.store.move_game(game.id, game.step, Phase.OPEN, step.closes_at)
+        await self._games.move_game(game.id, game.step, Phase.OPEN, step.closes_at)
 
     async def _post_question(
         self, game: GameRecord, deck: Deck, asked: set[str]
@@ -268,12 +276,12 @@ class Games:
         server (its reveal would give the other away), posted as the game's, with its
         deadline: the game's time, or the question's own when it needs longer."""
         starter = Actor(game.server_id, game.starter_id)
-        open_now = await self.store.open_questions(game.server_id)
+        open_now = await self._posts.open_questions(game.server_id)
         left = [q.id for q in deck if q.id not in asked and (deck.id, q.id) not in open_now]
         self._rng.shuffle(left)
         for question_id in left:
             try:
-                return await self.quiz.post(
+                return await self._answering.post(
                     starter,
                     game.channel_id,
                     deck.id,
@@ -297,11 +305,11 @@ class Games:
                 game, deck.title, delivery, now, so_far, GameState.FINISHED, revealed=True
             )
             return
-        board = placings(await self.store.game_scores(game.id))
+        board = placings(await self._games.game_scores(game.id))
         await self._announce(
             delivery, self._news(NewsKind.STANDINGS, game, deck.title, board, asked)
         )
-        await self.store.move_game(game.id, game.step, Phase.BETWEEN, now + PAUSE)
+        await self._games.move_game(game.id, game.step, Phase.BETWEEN, now + PAUSE)
 
     async def _reveal_open(self, game: GameRecord, delivery: Delivery, so_far: AskedSoFar) -> int:
         """Closes and reveals the game's open question, if any; how many were asked."""
@@ -314,7 +322,7 @@ class Games:
         self, game: GameRecord, post: PostRecord, number: int, delivery: Delivery
     ) -> None:
         try:
-            reveal = await self.quiz.close_by_system(post.id, self._shown.get(post.id))
+            reveal = await self._answering.close_by_system(post.id, self._shown.get(post.id))
         except QuizError as error:  # its question is no longer loaded, and not known here
             log.warning(
                 "game %s: post %s closed, its reveal not shown (%s)", game.id, post.id, error.key
@@ -339,7 +347,7 @@ class Games:
         results (once: a step taken again after a failure does not post them again), then
         stores the places."""
         asked = len(so_far.shown) if revealed else await self._reveal_open(game, delivery, so_far)
-        board = placings(await self.store.game_scores(game.id))
+        board = placings(await self._games.game_scores(game.id))
         stopped = state is GameState.STOPPED
         news = self._news(NewsKind.RESULTS, game, title, board, asked, stopped=stopped)
         await self._announce(delivery, news)
@@ -367,10 +375,10 @@ class Games:
         title = self._title(game)
         try:
             if so_far is None:
-                so_far = AskedSoFar.of(await self.store.game_posts(game.id))
+                so_far = AskedSoFar.of(await self._games.game_posts(game.id))
             asked = await self._reveal_open(game, delivery, so_far)
-            board = placings(await self.store.game_scores(game.id))
-            if not await self.store.finish_game(game.id, GameState.STOPPED, now, board):
+            board = placings(await self._games.game_scores(game.id))
+            if not await self._games.finish_game(game.id, GameState.STOPPED, now, board):
                 return
         except Exception as error:
             self._faults.failed(("game", game.id), f"ending game {game.id}", error)
@@ -390,7 +398,7 @@ class Games:
     async def _done(
         self, game: GameRecord, state: GameState, now: datetime, board: list[Placing]
     ) -> None:
-        await self.store.finish_game(game.id, state, now, board)
+        await self._games.finish_game(game.id, state, now, board)
         self._forget(game.id)
 
     def _forget(self, game_id: int) -> None:
@@ -403,7 +411,7 @@ class Games:
     def _title(self, game: GameRecord) -> Localized:
         """The game's deck title: as loaded, else as it was when a question was posted
         here, else its id."""
-        deck = self.quiz.decks.get(game.deck_id)
+        deck = self._catalog.decks.get(game.deck_id)
         if deck is not None:
             return deck.title
         shown = (v.deck.title for v in self._shown.values() if v.post.game_id == game.id)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
@@ -24,6 +25,9 @@ from bot.observability import clicklog
 from bot.observability.clicklog import DONE, Handled, failed
 from bot.observability.metrics import Metrics
 from bot.service.admission import Admission, Closing
+from bot.service.answering import Answering
+from bot.service.authoring import Authoring
+from bot.service.catalog import Catalog
 from bot.service.clicks import (
     Answer,
     Answered,
@@ -52,7 +56,9 @@ from bot.service.clicks import (
     SwitchLanguage,
 )
 from bot.service.live_posts import LivePosts, MessageEditor
-from bot.service.quiz import Quiz
+from bot.service.membership import Membership
+from bot.service.review import Review
+from bot.service.runs import Runs
 
 Ack = Callable[[], Awaitable[object]]
 """Tells the platform the click arrived (Slack's HTTP 200 or Socket Mode ack)."""
@@ -81,13 +87,30 @@ class Click:
     """What to tell a clicker who is nobody (None: the click is stale)."""
 
 
+class Capable(Protocol):
+    """The capabilities a click may call (`Services` and `Capabilities` have them)."""
+
+    @property
+    def catalog(self) -> Catalog: ...
+    @property
+    def answering(self) -> Answering: ...
+    @property
+    def membership(self) -> Membership: ...
+    @property
+    def runs(self) -> Runs: ...
+    @property
+    def review(self) -> Review: ...
+    @property
+    def authoring(self) -> Authoring: ...
+
+
 class Intake:
     """The clicks of one platform (`platform`: its name in metrics and its logger's)."""
 
     def __init__(
-        self, quiz: Quiz, admission: Admission, posts: LivePosts, metrics: Metrics, platform: str
+        self, core: Capable, admission: Admission, posts: LivePosts, metrics: Metrics, platform: str
     ) -> None:
-        self._quiz = quiz
+        self._core = core
         self._admission = admission
         self._posts = posts
         self._metrics = metrics
@@ -137,31 +160,31 @@ class Intake:
 
     async def _work(self, actor: Actor, click: Click, deadline: float) -> tuple[Outcome, Handled]:
         """Decides by the click's kind."""
-        quiz, intent = self._quiz, click.intent
+        core, intent = self._core, click.intent
         if isinstance(intent, Answer):
             return await self._answer(actor, intent, click.editor, deadline)
         if isinstance(intent, SwitchLanguage):
-            result = await quiz.my_answer(actor, intent.post_id, intent.locale)
+            result = await core.answering.my_answer(actor, intent.post_id, intent.locale)
             return Switched(result), Handled("done", intent.post_id)
         if isinstance(intent, RunAnswer):
-            fed = await quiz.run_answer(
+            fed = await core.runs.run_answer(
                 actor, intent.run_id, intent.question_id, intent.shown, deadline=deadline
             )
             return RunFed(fed), _fed(fed.duplicate, fed.answer.correct)
         if isinstance(intent, ReviewAnswer):
-            reviewed = await quiz.review_answer(
+            reviewed = await core.review.review_answer(
                 actor, intent.key, intent.number, intent.shown, intent.tag, deadline=deadline
             )
             return Reviewed(reviewed), _fed(reviewed.duplicate, reviewed.correct)
         if isinstance(intent, StartReview):
-            return ReviewStarted(await quiz.start_review(actor, intent.tag)), DONE
+            return ReviewStarted(await core.review.start_review(actor, intent.tag)), DONE
         if isinstance(intent, OpenReport):
-            deck, question = await quiz.may_report(actor, intent.key)
-            locale = await quiz.reply_locale(actor, deck)
+            deck, question = await core.authoring.may_report(actor, intent.key)
+            locale = await core.catalog.reply_locale(actor, deck)
             return ReportForm(locale, intent.key, question), DONE
         if isinstance(intent, Report):
-            await quiz.report_problem(actor, intent.key, intent.reason, intent.details)
-            return Reported(await quiz.ui_locale(actor)), DONE
+            await core.authoring.report_problem(actor, intent.key, intent.reason, intent.details)
+            return Reported(await core.catalog.ui_locale(actor)), DONE
         if isinstance(intent, Stale):
             raise QuizError("stale_click")
         return await self._confirm(actor, intent, click, deadline), DONE
@@ -170,7 +193,8 @@ class Intake:
         self, actor: Actor, intent: Answer, editor: MessageEditor | None, deadline: float
     ) -> tuple[Outcome, Handled]:
         """A choice on a posted question; the first click stands."""
-        result = await self._quiz.answer(actor, intent.post_id, intent.shown, deadline=deadline)
+        answering = self._core.answering
+        result = await answering.answer(actor, intent.post_id, intent.shown, deadline=deadline)
         new = result.status is AnswerStatus.NEW
         handled = Handled(result.status.value, intent.post_id, result.correct if new else None)
         if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
@@ -182,16 +206,16 @@ class Intake:
     async def _confirm(self, actor: Actor, intent: Intent, click: Click, deadline: float) -> Said:
         """The confirms of a new season and of privacy, in the clicker's language as it was
         when they clicked."""
-        quiz = self._quiz
-        locale = await quiz.ui_locale(actor)
+        membership = self._core.membership
+        locale = await self._core.catalog.ui_locale(actor)
         if isinstance(intent, Reset):
             who = await click.vouch(actor) if click.vouch is not None else actor
-            season = await quiz.reset(who, intent.season, deadline=deadline)
+            season = await membership.reset(who, intent.season, deadline=deadline)
             return Said(locale, "reset.done", {"season": season})
         if isinstance(intent, Forget):
-            return Said(locale, "privacy.done", {"answers": await quiz.forget_me(actor)})
+            return Said(locale, "privacy.done", {"answers": await membership.forget_me(actor)})
         if isinstance(intent, Hide):
-            await quiz.set_hidden(actor, intent.hidden)
+            await membership.set_hidden(actor, intent.hidden)
             return Said(locale, "privacy.hidden" if intent.hidden else "privacy.shown")
         if isinstance(intent, Keep):
             return Said(locale, "privacy.cancelled")

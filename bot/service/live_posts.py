@@ -20,8 +20,8 @@ from typing import Protocol
 
 from bot.domain.clock import Clock
 from bot.domain.post import PostView, Reveal
+from bot.service.answering import Answering
 from bot.service.ports import StoreUnavailable
-from bot.service.quiz import Quiz
 from bot.service.refresh import Refresher, TryLater
 
 log = logging.getLogger("quizbot.posts")
@@ -56,8 +56,10 @@ class _Live:
 class LivePosts:
     """At most `keep` posts are remembered; the oldest idle ones are forgotten first."""
 
-    def __init__(self, quiz: Quiz, clock: Clock, interval: float = 3.0, keep: int = 1000) -> None:
-        self._quiz = quiz
+    def __init__(
+        self, answering: Answering, clock: Clock, interval: float = 3.0, keep: int = 1000
+    ) -> None:
+        self._answering = answering
         self._refresher: Refresher[int] = Refresher(self._redraw, clock, interval)
         self._live: OrderedDict[int, _Live] = OrderedDict()
         self._keep = keep
@@ -114,7 +116,7 @@ class LivePosts:
             return
         async with entry.lock:
             try:
-                view = await self._quiz.view(post_id)  # read inside the lock: closed since?
+                view = await self._answering.view(post_id)  # read inside the lock: closed since?
             except StoreUnavailable as error:
                 raise TryLater("the database is unavailable") from error
             if view.post.is_open and view.post.message_ref:

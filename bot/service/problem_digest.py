@@ -21,10 +21,12 @@ from datetime import datetime, timedelta
 
 from bot.decks.model import Deck
 from bot.domain.actor import Actor
+from bot.domain.clock import Clock
 from bot.domain.problems import ProblemReport, SummaryMessage
+from bot.service.catalog import Catalog
+from bot.service.deliveries import Deliveries
 from bot.service.delivery import Delivery
-from bot.service.ports import QuizStore
-from bot.service.quiz import Quiz
+from bot.service.ports import Problems, Schedules, Servers
 from bot.service.supervision import Faults
 
 log = logging.getLogger("quizbot.scheduler")
@@ -57,19 +59,24 @@ def claim_key(server_id: str) -> str:
 class ProblemDigest:
     def __init__(
         self,
-        store: QuizStore,
-        quiz: Quiz,
-        deliveries: Mapping[str, Delivery],
+        catalog: Catalog,
+        clock: Clock,
+        problems: Problems,
+        servers: Servers,
+        schedules: Schedules,
+        deliveries: Deliveries,
         render: Render,
         faults: Faults | None = None,
     ) -> None:
-        self.store = store
-        self.faults = faults or Faults(quiz.clock, log)
+        self._catalog = catalog
+        self._problems = problems
+        self._servers = servers
+        self._schedules = schedules
+        self.faults = faults or Faults(clock, log)
         """Its failures, logged once, then at most once a minute."""
         self.render = render
-        self.quiz = quiz
         self.deliveries = deliveries
-        """Shared with the scheduler, which registers each platform's as it connects."""
+        """Each platform's, registered as it connects."""
         self._looked: datetime | None = None
 
     async def maybe_send(self, now: datetime) -> list[str]:
@@ -88,7 +95,7 @@ class ProblemDigest:
     async def send(self, now: datetime) -> list[str]:
         """Sends each server's summary that is due; the servers told."""
         by_server: defaultdict[str, list[ProblemReport]] = defaultdict(list)
-        for report in await self.store.unsent_problem_reports():
+        for report in await self._problems.unsent_problem_reports():
             by_server[report.server_id].append(report)
         turns = asyncio.Semaphore(AT_ONCE)
 
@@ -108,31 +115,31 @@ class ProblemDigest:
         return [server for server, sent in zip(servers, told, strict=True) if sent]
 
     async def _send_one(self, server_id: str, reports: list[ProblemReport], now: datetime) -> bool:
-        delivery = self.deliveries.get(server_id.partition(":")[0])
+        delivery = self.deliveries.of_server(server_id)
         if delivery is None:
             return False
         admins = await self._admins(server_id, delivery)
         if not admins:
             return False
         # The day's claim: one process of several sends it, and none again for a day.
-        if not await self.store.first_seen(claim_key(server_id), now, now + DAY):
+        if not await self._servers.first_seen(claim_key(server_id), now, now + DAY):
             return False
-        decks = {d.id: d for d in self.quiz.decks}
+        decks = {d.id: d for d in self._catalog.decks}
         shown: set[int] = set()
         for admin in sorted(admins):
-            locale = await self.quiz.ui_locale(Actor(server_id, admin))
+            locale = await self._catalog.ui_locale(Actor(server_id, admin))
             for message in self.render(reports, decks, locale, delivery.mention, delivery.fits):
                 if await delivery.tell(server_id, admin, message.text):
                     shown.update(message.report_ids)
         if shown:
-            await self.store.mark_problems_sent(sorted(shown), now)
+            await self._problems.mark_problems_sent(sorted(shown), now)
         return bool(shown)
 
     async def _admins(self, server_id: str, delivery: Delivery) -> set[str]:
         """The platform's own admins, and whoever set a daily question here if the platform
         says they are an admin still (one who lost the role gets no players' reports)."""
         named = set(await delivery.admins(server_id))
-        setters = {s.created_by for s in await self.store.server_schedules(server_id)} - named
+        setters = {s.created_by for s in await self._schedules.server_schedules(server_id)} - named
         for user_id in sorted(setters):
             try:
                 if await delivery.is_admin(server_id, user_id):

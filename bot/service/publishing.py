@@ -11,8 +11,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable
 
+from bot.domain.clock import Clock
 from bot.domain.post import PostView
-from bot.service.quiz import Quiz
+from bot.service.answering import Answering
 
 log = logging.getLogger("quizbot.posts")
 
@@ -25,8 +26,9 @@ Send = Callable[[PostView], Awaitable[str | None]]
 
 
 class Publishing:
-    def __init__(self, quiz: Quiz) -> None:
-        self._quiz = quiz
+    def __init__(self, answering: Answering, clock: Clock) -> None:
+        self._answering = answering
+        self._clock = clock
 
     async def publish(self, view: PostView, send: Send) -> str | None:
         """Sends the question and stores where it landed; if sending raised, the post is
@@ -45,7 +47,7 @@ class Publishing:
         (the caller's post is then open with no stored message: a game withdraws it)."""
         for wait in (*RECORD_AGAIN_AFTER, None):
             try:
-                await self._quiz.set_message(post_id, ref)
+                await self._answering.set_message(post_id, ref)
                 return
             except Exception as error:
                 if wait is None:
@@ -56,11 +58,11 @@ class Publishing:
                     error,
                     wait,
                 )
-                await self._quiz.clock.sleep(wait)
+                await self._clock.sleep(wait)
 
     async def withdraw(self, post_id: int) -> None:
         """Closes a post whose message was never sent, without a reveal; best effort."""
         try:
-            await self._quiz.withdraw(post_id)
+            await self._answering.withdraw(post_id)
         except Exception:
             log.exception("could not withdraw post %s, whose message was never sent", post_id)

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
@@ -33,11 +32,13 @@ from bot.domain.errors import QuizError
 from bot.domain.post import PostView
 from bot.domain.records import EnabledSchedule, SlotStatus
 from bot.domain.schedule import Schedule, Slot
+from bot.service import ports
+from bot.service.answering import Answering
+from bot.service.catalog import Catalog
+from bot.service.deliveries import Deliveries, platform_of
 from bot.service.delivery import Delivery, DeliveryError, show_reveal
-from bot.service.ports import QuizStore
-from bot.service.problem_digest import ProblemDigest, Render
+from bot.service.problem_digest import ProblemDigest
 from bot.service.publishing import Publishing
-from bot.service.quiz import Quiz
 from bot.service.schedules import choose_question, close_open_posts
 from bot.service.supervision import Backoff, Faults, Supervisor
 
@@ -52,10 +53,6 @@ BACKOFF = Backoff(first=TICK_SECONDS, most=120.0)
 RECLAIM_AFTER = timedelta(minutes=5)
 """How old a claim must be, still unfinished, before another tick takes it over: far longer
 than a post can take (a Slack or Discord call gives up after 10 s, with a few retries)."""
-
-
-def platform_of(server_id: str) -> str:
-    return server_id.partition(":")[0]
 
 
 @dataclass
@@ -75,41 +72,45 @@ class TickReport:
 class Scheduler:
     """Posts due daily questions through the delivery of each server's platform.
 
-    `deliveries` maps a server-id prefix ("slack", "discord", "local") to its `Delivery`;
-    schedules of a platform with none are left alone (another process may serve them).
+    `deliveries` has a platform's `Delivery` while it is connected; schedules of a platform
+    with none are left alone (another process may serve them).
     """
 
     def __init__(
         self,
-        store: QuizStore,
-        quiz: Quiz,
+        catalog: Catalog,
         clock: Clock,
-        deliveries: Mapping[str, Delivery],
+        answering: Answering,
+        publishing: Publishing,
+        deliveries: Deliveries,
+        schedules: ports.Schedules,
+        slots: ports.Slots,
+        posts: ports.PostsAndAnswers,
         *,
         catch_up_hours: float = 6.0,
         close_after_hours: float | None = None,
         interval: float = TICK_SECONDS,
-        render_summary: Render | None = None,
+        digest: ProblemDigest | None = None,
+        faults: Faults | None = None,
     ) -> None:
-        self.store = store
-        self.quiz = quiz
-        self.publishing = Publishing(quiz)
+        self._catalog = catalog
         self.clock = clock
-        self.deliveries = dict(deliveries)
+        self._answering = answering
+        self.publishing = publishing
+        self.deliveries = deliveries
+        self._schedules = schedules
+        self._slots = slots
+        self._posts = posts
         self.catch_up = max(timedelta(hours=catch_up_hours), GRACE)
         self.close_after = None if close_after_hours is None else timedelta(hours=close_after_hours)
         self.interval = interval
         self._unserved: set[int] = set()
-        self._supervisor = Supervisor(clock, Faults(clock, log))
+        self._supervisor = Supervisor(clock, faults or Faults(clock, log))
         self.faults = self._supervisor.faults
-        """Failures of the scheduler's work, logged without flooding (shared with the
-        summary of problem reports)."""
-        self.digest = (
-            None
-            if render_summary is None
-            else ProblemDigest(store, quiz, self.deliveries, render_summary, self.faults)
-        )
-        """The daily summary of problem reports; None (not sent) without a way to write it."""
+        """Failures of the scheduler's work, logged without flooding (the composition root
+        shares them with the summary of problem reports)."""
+        self.digest = digest
+        """The daily summary of problem reports, started from each tick; None: not sent."""
         self._summary: asyncio.Task[list[str]] | None = None
 
     async def run(self) -> None:
@@ -129,7 +130,7 @@ class Scheduler:
         the schedules could not be read at all."""
         report = TickReport()
         now = self.clock.now()
-        schedules = await self.store.enabled_schedules()
+        schedules = await self._schedules.enabled_schedules()
         for item in schedules:
             what = f"daily question of schedule {item.schedule.id}"
             try:
@@ -168,7 +169,7 @@ class Scheduler:
             if now - slot.at > self.catch_up:
                 return
             assert item.last_claimed_at is not None
-            if await self.store.reclaim_slot(
+            if await self._slots.reclaim_slot(
                 schedule.id, slot.local_date, item.last_claimed_at, now
             ):
                 log.warning(
@@ -190,7 +191,7 @@ class Scheduler:
                 )
             return
         if now - slot.at > self.catch_up:
-            if await self.store.claim_slot(schedule.id, slot.local_date, now, SlotStatus.SKIPPED):
+            if await self._slots.claim_slot(schedule.id, slot.local_date, now, SlotStatus.SKIPPED):
                 log.warning(
                     "scheduler: schedule %s missed %s (due %s, past the catch-up window)",
                     schedule.id,
@@ -199,7 +200,7 @@ class Scheduler:
                 )
                 report.skipped.append(schedule.id)
             return
-        if await self.store.claim_slot(schedule.id, slot.local_date, now):
+        if await self._slots.claim_slot(schedule.id, slot.local_date, now):
             await self._post(schedule, slot, delivery, now, report)
 
     @staticmethod
@@ -217,15 +218,15 @@ class Scheduler:
         did is withdrawn, and the caller posts again."""
         schedule, since = item.schedule, item.last_claimed_at
         assert since is not None and item.last_date is not None
-        for post in await self.store.open_scheduled_posts(schedule.id):
+        for post in await self._slots.open_scheduled_posts(schedule.id):
             if post.opened_at < since:
                 continue
             if post.message_ref is not None:
-                await self.store.finish_slot(
+                await self._slots.finish_slot(
                     schedule.id, item.last_date, SlotStatus.POSTED, post_id=post.id
                 )
                 return True
-            await self.quiz.withdraw(post.id)
+            await self._answering.withdraw(post.id)
         return False
 
     async def _post(
@@ -239,11 +240,11 @@ class Scheduler:
         """The claim's winner: reveal the previous post, post the next question."""
         view: PostView | None = None
         try:
-            deck = await self.quiz.deck_for(schedule.server_id, schedule.deck_id)
-            for reveal in await close_open_posts(self.store, self.quiz, schedule.id):
+            deck = await self._catalog.deck_for(schedule.server_id, schedule.deck_id)
+            for reveal in await close_open_posts(self._slots, self._answering, schedule.id):
                 await show_reveal(delivery, reveal)
-            question = await choose_question(self.store, schedule, deck)
-            view = await self.quiz.post(
+            question = await choose_question(self._slots, self._posts, schedule, deck)
+            view = await self._answering.post(
                 Actor(schedule.server_id, schedule.created_by),
                 schedule.channel_id,
                 deck.id,
@@ -260,7 +261,7 @@ class Scheduler:
                     "scheduler: schedule %s, %s failed: %s", schedule.id, slot.local_date, reason
                 )
             post_id = None if view is None else view.post.id
-            await self.store.finish_slot(
+            await self._slots.finish_slot(
                 schedule.id, slot.local_date, SlotStatus.FAILED, post_id=post_id, error=reason
             )
             report.failed.append(schedule.id)
@@ -269,7 +270,7 @@ class Scheduler:
             except Exception:
                 log.exception("scheduler: telling the admin of schedule %s", schedule.id)
             return
-        await self.store.finish_slot(
+        await self._slots.finish_slot(
             schedule.id, slot.local_date, SlotStatus.POSTED, post_id=view.post.id
         )
         report.posted.append(view.post.id)
@@ -282,12 +283,12 @@ class Scheduler:
 
     async def _close_stale(self, opened_before: datetime, report: TickReport) -> None:
         """Closes scheduled posts open longer than `close_after_hours`, with their reveal."""
-        for post in await self.store.open_scheduled_posts(opened_before=opened_before):
+        for post in await self._slots.open_scheduled_posts(opened_before=opened_before):
             delivery = self.deliveries.get(platform_of(post.server_id))
             if delivery is None:
                 continue
             try:
-                reveal = await self.quiz.close_by_system(post.id)
+                reveal = await self._answering.close_by_system(post.id)
             except Exception:
                 log.exception("scheduler: closing post %s", post.id)
                 continue

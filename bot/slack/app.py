@@ -28,7 +28,6 @@ from bot.service.admission import Admission
 from bot.service.clicks import Outcome, Stale
 from bot.service.intake import Click, Intake
 from bot.service.live_posts import LivePosts
-from bot.service.quiz import Quiz
 from bot.service.services import Services
 from bot.slack import actions, clicks
 from bot.slack.client import configure
@@ -154,12 +153,12 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     token = None if distribution else secrets.slack_bot_token
     admins = Admins(settings.admins)
     delivery = SlackDelivery(
-        posts, Workspaces(settings.api_url, token, distribution), app.quiz, admins
+        posts, Workspaces(settings.api_url, token, distribution), app.catalog, admins
     )
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
     acks = Acks()
-    intake = Intake(app.quiz, app.admission, posts, app.metrics, "slack")
+    intake = Intake(app, app.admission, posts, app.metrics, "slack")
     _register(bolt, app, posts, intake, admins, schedule, sessions, acks)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
@@ -195,8 +194,8 @@ class MalformedActions(AsyncMiddleware):
     them) from the body before calling it, and that is what crashes.
     """
 
-    def __init__(self, quiz: Quiz, intake: Intake, sessions: Sessions) -> None:
-        self._quiz = quiz
+    def __init__(self, services: Services, intake: Intake, sessions: Sessions) -> None:
+        self._services = services
         self._intake = intake
         self._sessions = sessions
 
@@ -212,7 +211,7 @@ class MalformedActions(AsyncMiddleware):
         to = self._sessions.reply_to(req.context.respond)
 
         async def reply(outcome: Outcome) -> None:
-            await clicks.send(self._quiz, to, outcome)
+            await clicks.send(self._services, to, outcome)
 
         click = Click(actor_of(req.context), Stale(), clicks.arrival(req.context))
         handled = await self._intake.handle(click, reply)
@@ -229,8 +228,8 @@ def _register(
     sessions: Sessions,
     acks: Acks,
 ) -> None:
-    quiz, metrics = services.quiz, services.metrics
-    commands = Commands(quiz, services.publishing, posts, schedule, services.games)
+    metrics = services.metrics
+    commands = Commands(services, services.publishing, posts, schedule, services.games)
 
     async def on_command(
         ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, respond: AsyncRespond
@@ -249,7 +248,7 @@ def _register(
             await commands.run(Request(who, channel, context.client, to, name), cmd)
 
         to = sessions.reply_to(respond)
-        if await guarded(quiz, to, actor, work) == BUG:
+        if await guarded(services, to, actor, work) == BUG:
             metrics.error("slack", "command")
 
     async def on_home(event: dict[str, Any], context: AsyncBoltContext) -> None:
@@ -257,19 +256,21 @@ def _register(
         if actor is None or event.get("tab", "home") != "home":
             return
         try:
-            await publish_home(quiz, context.client, actor)
+            await publish_home(services, context.client, actor)
         except Exception:
             log.exception("App Home for %s failed", actor.user_id)
 
     bolt.middleware(
-        SeenEvents(shared=services.first_seen if services.config.file.slack.shared_seen else None)
+        SeenEvents(
+            shared=services.state.first_seen if services.config.file.slack.shared_seen else None
+        )
     )
-    bolt.middleware(MalformedActions(quiz, intake, sessions))
+    bolt.middleware(MalformedActions(services, intake, sessions))
     early = acks.early
     bolt.command(COMMAND)(early(on_command))
     bolt.event("app_home_opened")(early(on_home))
-    buttons = clicks.Buttons(quiz, intake, sessions, admins)
-    _register_clicks(bolt, buttons, ReportListeners(quiz, sessions, intake), acks)
+    buttons = clicks.Buttons(services, intake, sessions, admins)
+    _register_clicks(bolt, buttons, ReportListeners(services, sessions, intake), acks)
 
 
 def _register_clicks(

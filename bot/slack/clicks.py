@@ -41,7 +41,7 @@ from bot.service.clicks import (
     SwitchLanguage,
 )
 from bot.service.intake import Click, Intake
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import actions, blocks, review_blocks
 from bot.slack.blocks import Reply
 from bot.slack.identity import Admins, actor_of
@@ -106,7 +106,7 @@ unknown = always(Stale())
 """A button this bot does not know (an old version's, or a forged one)."""
 
 
-async def rendered(quiz: Quiz, outcome: Outcome) -> tuple[Reply, bool]:
+async def rendered(services: Services, outcome: Outcome) -> tuple[Reply, bool]:
     """The private reply saying `outcome`, and whether it replaces the ephemeral message
     clicked (a run, a review, a confirm, the other language)."""
     if isinstance(outcome, Answered):
@@ -124,14 +124,14 @@ async def rendered(quiz: Quiz, outcome: Outcome) -> tuple[Reply, bool]:
     if isinstance(outcome, Said):
         return blocks.text_reply(text(outcome.locale, outcome.key, **outcome.params)), True
     if isinstance(outcome, Refused):
-        _, message = await failure(quiz, outcome.actor, outcome.error)
+        _, message = await failure(services, outcome.actor, outcome.error)
         return blocks.text_reply(message), False
     raise AssertionError(f"no private reply says {outcome!r}")
 
 
-async def send(quiz: Quiz, to: ReplyTo, outcome: Outcome) -> None:
+async def send(services: Services, to: ReplyTo, outcome: Outcome) -> None:
     """`outcome` as the click's private reply."""
-    reply, replace = await rendered(quiz, outcome)
+    reply, replace = await rendered(services, outcome)
     await private(to, reply, replace=replace)
 
 
@@ -142,8 +142,10 @@ class Buttons:
     """bolt's listeners for the buttons whose value a `Parse` reads: each click is read,
     then handed to the intake with its ack and its reply."""
 
-    def __init__(self, quiz: Quiz, intake: Intake, sessions: Sessions, admins: Admins) -> None:
-        self._quiz = quiz
+    def __init__(
+        self, services: Services, intake: Intake, sessions: Sessions, admins: Admins
+    ) -> None:
+        self._services = services
         self._intake = intake
         self._sessions = sessions
         self._admins = admins
@@ -170,7 +172,7 @@ class Buttons:
         client, to = context.client, self._sessions.reply_to(respond)
 
         async def reply(outcome: Outcome) -> None:
-            await send(self._quiz, to, outcome)
+            await send(self._services, to, outcome)
 
         async def vouch(actor: Actor) -> Actor:
             return await self._admins.check(client, actor)

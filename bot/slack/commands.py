@@ -19,7 +19,7 @@ from bot.presentation.report_messages import health_lines
 from bot.service.games import Games
 from bot.service.live_posts import LivePosts
 from bot.service.publishing import Publishing
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import blocks, review_blocks
 from bot.slack.mrkdwn import placeholder, user_of
 from bot.slack.posts import UNCONFIRMED, CannotPost, Editor, send
@@ -91,13 +91,13 @@ class Commands:
 
     def __init__(
         self,
-        quiz: Quiz,
+        services: Services,
         publishing: Publishing,
         posts: LivePosts,
         schedule: Handler,
         games: Games,
     ) -> None:
-        self._quiz = quiz
+        self._services = services
         self._games = games
         self._publishing = publishing
         self._posts = posts
@@ -131,10 +131,10 @@ class Commands:
         await private(req.respond, blocks.text_reply(message))
 
     async def _locale(self, req: Request) -> str:
-        return await self._quiz.ui_locale(req.actor)
+        return await self._services.catalog.ui_locale(req.actor)
 
     async def _post(self, req: Request, cmd: Command) -> None:
-        view = await self._quiz.post(
+        view = await self._services.answering.post(
             req.actor, req.channel_id, _lower(cmd.arg(0)), _lower(cmd.arg(1))
         )
         try:
@@ -148,7 +148,7 @@ class Commands:
         """The reveal replaces the question; if Slack will not edit it (deleted, the bot
         was removed), the reveal is posted in the channel through the command's
         response_url instead, and if even that fails the closer is told so."""
-        reveal = await self._quiz.close(req.actor, channel_id=req.channel_id)
+        reveal = await self._services.answering.close(req.actor, channel_id=req.channel_id)
         locale = await self._locale(req)
         failure = await self._posts.reveal(
             reveal, Editor(req.client), lambda r: in_channel(req.respond, blocks.reveal_post(r))
@@ -159,7 +159,7 @@ class Commands:
         await self._say(req, text(locale, "close.done"))
 
     async def _start(self, req: Request, cmd: Command) -> None:
-        result = await self._quiz.start_run(req.actor, _lower(cmd.arg(0)))
+        result = await self._services.runs.start_run(req.actor, _lower(cmd.arg(0)))
         if isinstance(result, RunStep):
             await private(req.respond, blocks.step_reply(result))
         else:
@@ -169,12 +169,13 @@ class Commands:
         """`/quiz review [topic]`: the first question due, privately."""
         topic = " ".join(cmd.args) or None
         await private(
-            req.respond, review_blocks.review_reply(await self._quiz.start_review(req.actor, topic))
+            req.respond,
+            review_blocks.review_reply(await self._services.review.start_review(req.actor, topic)),
         )
 
     async def _report(self, req: Request, cmd: Command) -> None:
         """`/quiz report [deck]`: question health and players' reports (admins)."""
-        view = await self._quiz.question_health(req.actor, _lower(cmd.arg(0)))
+        view = await self._services.authoring.question_health(req.actor, _lower(cmd.arg(0)))
         title, lines = health_lines(view, placeholder)
         await private(req.respond, blocks.board_reply(messages.BoardMessage(title, lines, None)))
 
@@ -196,17 +197,21 @@ class Commands:
     async def _leaderboard(self, req: Request, cmd: Command) -> None:
         first, deck = _lower(cmd.arg(0)), _lower(cmd.arg(1))
         if first == "mastery":
-            board = await self._quiz.mastery_board(req.actor)
+            board = await self._services.boards.mastery_board(req.actor)
             reply = blocks.board_reply(messages.leaderboard_message(board, placeholder, {}))
             await private(req.respond, reply)
             return
         period = Period.parse(first)
-        if period is None and first is not None and self._quiz.decks.get(first) is not None:
+        if (
+            period is None
+            and first is not None
+            and self._services.catalog.decks.get(first) is not None
+        ):
             period, deck = Period.WEEK, first  # `leaderboard DECK`: this week in that deck
         if period is None:
             raise QuizError("unknown_period", period=first)
-        board = await self._quiz.leaderboard(req.actor, period, deck)
-        decks = {d.id: d for d in self._quiz.decks}
+        board = await self._services.boards.leaderboard(req.actor, period, deck)
+        decks = {d.id: d for d in self._services.catalog.decks}
         reply = blocks.board_reply(messages.leaderboard_message(board, placeholder, decks))
         await private(req.respond, reply)
 
@@ -216,14 +221,14 @@ class Commands:
         if word and user is None:
             await self._say(req, text(await self._locale(req), "slack.unknown_user"))
             return
-        stats = await self._quiz.stats(req.actor, user)
+        stats = await self._services.boards.stats(req.actor, user)
         reply = blocks.board_reply(messages.stats_message(stats, placeholder))
         own = stats.user_id == req.actor.user_id
         button = review_blocks.weakest_topic_button(stats.locale, stats.mastery, own)
         await private(req.respond, blocks.Reply(reply.text, [*reply.blocks, *button]))
 
     async def _decks(self, req: Request, cmd: Command) -> None:
-        msg = decks_message(await self._quiz.deck_list(req.actor))
+        msg = decks_message(await self._services.catalog.deck_list(req.actor))
         await private(req.respond, blocks.board_reply(msg))
 
     async def _deck(self, req: Request, cmd: Command) -> None:
@@ -233,9 +238,9 @@ class Commands:
             raise QuizError("deck_usage")
         typed = cmd.arg(1)
         if typed is None:
-            view = await self._quiz.default_view(req.actor)
+            view = await self._services.catalog.default_view(req.actor)
         else:
-            view = await self._quiz.set_default_deck(req.actor, typed)
+            view = await self._services.catalog.set_default_deck(req.actor, typed)
         await self._say(req, default_deck_text(view))
 
     async def _language(self, req: Request, cmd: Command) -> None:
@@ -243,18 +248,18 @@ class Commands:
             await self._help(req, cmd)
             return
         server = _lower(cmd.arg(1)) == "server"
-        chosen = await self._quiz.set_language(req.actor, cmd.args[0], server=server)
+        chosen = await self._services.membership.set_language(req.actor, cmd.args[0], server=server)
         key = "language.set_server" if server else "language.set_user"
         await self._say(req, text(chosen, key, language=language_name(chosen)))
 
     async def _reset(self, req: Request, cmd: Command) -> None:
         if not req.actor.is_admin:
             raise QuizError("admin_only")
-        season = (await self._quiz.server(req.actor)).season
+        season = (await self._services.membership.server(req.actor)).season
         await private(req.respond, blocks.reset_confirm(await self._locale(req), season))
 
     async def _privacy(self, req: Request, cmd: Command) -> None:
-        hidden = await self._quiz.is_hidden(req.actor)
+        hidden = await self._services.membership.is_hidden(req.actor)
         await private(req.respond, blocks.privacy_confirm(await self._locale(req), hidden))
 
     async def _help(self, req: Request, cmd: Command) -> None:

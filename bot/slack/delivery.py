@@ -26,9 +26,9 @@ from bot.domain.schedule import Schedule
 from bot.presentation.game_messages import game_end_text
 from bot.presentation.locales import text
 from bot.presentation.schedule_messages import delivery_failure_text
+from bot.service.catalog import Catalog
 from bot.service.delivery import ChannelRefused, DeliveryError
 from bot.service.live_posts import LivePosts
-from bot.service.quiz import Quiz
 from bot.slack import blocks
 from bot.slack.client import web_client
 from bot.slack.identity import Admins
@@ -99,11 +99,11 @@ class SlackDelivery:
     commands (so a scheduled post's count redraw and its reveal take turns too)."""
 
     def __init__(
-        self, posts: LivePosts, workspaces: Workspaces, quiz: Quiz, admins: Admins
+        self, posts: LivePosts, workspaces: Workspaces, catalog: Catalog, admins: Admins
     ) -> None:
         self._posts = posts
         self._workspaces = workspaces
-        self._quiz = quiz
+        self._catalog = catalog
         self._admins = admins
 
     async def post(self, view: PostView) -> str:
@@ -146,7 +146,7 @@ class SlackDelivery:
         effort: a failure is logged."""
         starter = Actor(news.game.server_id, news.game.starter_id)
         try:
-            locale = await self._quiz.ui_locale(starter)
+            locale = await self._catalog.ui_locale(starter)
             said = game_end_text(news, locale, channel_placeholder)
             client = await self._workspaces.client(starter.server_id)
             await client.chat_postMessage(
@@ -160,7 +160,7 @@ class SlackDelivery:
         opens it), in their language. Best effort: a failure is logged."""
         admin = Actor(schedule.server_id, schedule.created_by)
         try:
-            locale = await self._quiz.ui_locale(admin)
+            locale = await self._catalog.ui_locale(admin)
             said = delivery_failure_text(schedule, reason, locale, channel_placeholder)
             client = await self._workspaces.client(schedule.server_id)
             await client.chat_postMessage(

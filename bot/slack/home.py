@@ -8,15 +8,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.domain.actor import Actor
 from bot.domain.leaderboard import Period
 from bot.presentation import messages
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import blocks, review_blocks
 from bot.slack.mrkdwn import placeholder
 
 
-async def publish_home(quiz: Quiz, client: AsyncWebClient, actor: Actor) -> None:
-    board = await quiz.leaderboard(actor, Period.WEEK)
-    stats = await quiz.stats(actor)
-    decks = {d.id: d for d in quiz.decks}
+async def publish_home(services: Services, client: AsyncWebClient, actor: Actor) -> None:
+    board = await services.boards.leaderboard(actor, Period.WEEK)
+    stats = await services.boards.stats(actor)
+    decks = {d.id: d for d in services.catalog.decks}
     view = blocks.home_view(
         messages.leaderboard_message(board, placeholder, decks),
         messages.stats_message(stats, placeholder),

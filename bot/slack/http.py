@@ -41,7 +41,7 @@ MAX_AGE = 300
 """Slack's limit on a request's age (and on its clock running ahead of ours), in seconds."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 FirstSeen = Callable[[str, float], Awaitable[bool]]
-"""Whether a key is new to every process sharing the database (`Services.first_seen`)."""
+"""Whether a key is new to every process sharing the database (`ProcessState.first_seen`)."""
 
 
 def web_app(bot: SlackBot, *, events: bool = True) -> web.Application:
@@ -75,7 +75,7 @@ def signed(secret: bytes, body: bytes, timestamp: str, signature: str, now: floa
 
 def _events_handler(bot: SlackBot) -> Handler:
     app = bot.app
-    shared = app.first_seen if app is not None and app.config.file.slack.shared_seen else None
+    shared = app.state.first_seen if app is not None and app.config.file.slack.shared_seen else None
     return _Events(bot, shared).handle
 
 

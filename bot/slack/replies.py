@@ -20,7 +20,7 @@ from bot.domain.errors import QuizError
 from bot.presentation.locales import FALLBACK, text
 from bot.presentation.messages import error_text
 from bot.service.ports import StoreUnavailable
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import client as web_api
 from bot.slack.blocks import Reply, text_reply
 from bot.slack.posts import CannotPost
@@ -99,11 +99,11 @@ async def in_channel(to: ReplyTo | None, reply: Reply) -> bool:
     return await _send(to, body)
 
 
-async def locale_of(quiz: Quiz, actor: Actor | None) -> str:
+async def locale_of(services: Services, actor: Actor | None) -> str:
     if actor is None:
         return FALLBACK
     try:
-        return await quiz.ui_locale(actor)
+        return await services.catalog.ui_locale(actor)
     except StoreUnavailable:  # the caller is about to say "try again": no traceback per click
         return FALLBACK
     except Exception:
@@ -123,19 +123,19 @@ BUG = "bug"
 """What `guarded` returns for an unexpected exception."""
 
 
-async def failure(quiz: Quiz, actor: Actor | None, error: Exception) -> tuple[str, str]:
+async def failure(services: Services, actor: Actor | None, error: Exception) -> tuple[str, str]:
     """What went wrong, as (the refusal's key, or `cannot_post`, or `BUG`; the words the
     user reads). A bug is logged here, with its traceback."""
     if isinstance(error, QuizError):
-        return error.key, refusal_text(error, await locale_of(quiz, actor))
+        return error.key, refusal_text(error, await locale_of(services, actor))
     if isinstance(error, CannotPost):
-        return "cannot_post", text(await locale_of(quiz, actor), error.hint)
+        return "cannot_post", text(await locale_of(services, actor), error.hint)
     log.error("a Slack request failed", exc_info=error)
-    return BUG, text(await locale_of(quiz, actor), "error.generic")
+    return BUG, text(await locale_of(services, actor), "error.generic")
 
 
 async def guarded(
-    quiz: Quiz,
+    services: Services,
     to: ReplyTo | None,
     actor: Actor | None,
     work: Callable[[], Awaitable[None]],
@@ -148,7 +148,7 @@ async def guarded(
         await work()
         return None
     except Exception as error:
-        key, message = await failure(quiz, actor, error)
+        key, message = await failure(services, actor, error)
     try:
         await private(to, text_reply(message))
     except Exception:

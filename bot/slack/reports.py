@@ -18,7 +18,7 @@ from slack_bolt.context.respond.async_respond import AsyncRespond
 
 from bot.service.clicks import OpenReport, Outcome, Refused, Report, Reported, ReportForm, Stale
 from bot.service.intake import Click, Intake
-from bot.service.quiz import Quiz
+from bot.service.services import Services
 from bot.slack import actions, clicks, review_blocks
 from bot.slack.identity import actor_of
 from bot.slack.replies import Sessions, failure, private
@@ -38,8 +38,8 @@ def _dig(node: object, *keys: str) -> object:
 
 
 class ReportListeners:
-    def __init__(self, quiz: Quiz, sessions: Sessions, intake: Intake) -> None:
-        self._quiz = quiz
+    def __init__(self, services: Services, sessions: Sessions, intake: Intake) -> None:
+        self._services = services
         self._sessions = sessions
         self._intake = intake
 
@@ -56,7 +56,7 @@ class ReportListeners:
         from_home = _dig(body, "container", "type") == "view"
 
         async def reply(outcome: Outcome) -> None:
-            said, _ = await clicks.rendered(self._quiz, outcome)
+            said, _ = await clicks.rendered(self._services, outcome)
             if from_home and actor is not None and not isinstance(outcome, Refused):
                 await context.client.chat_postMessage(channel=actor.user_id, **said.payload())
             else:
@@ -83,7 +83,7 @@ class ReportListeners:
                 trigger = str(body.get("trigger_id") or "")
                 await context.client.views_open(trigger_id=trigger, view=form.to_dict())
             else:
-                await clicks.send(self._quiz, to, outcome)
+                await clicks.send(self._services, to, outcome)
 
         intent = Stale() if key is None else OpenReport(key)
         click = Click(actor_of(context), intent, clicks.arrival(context))
@@ -108,7 +108,7 @@ class ReportListeners:
                 await ack(response_action="update", view=thanks)
                 return
             error = outcome.error if isinstance(outcome, Refused) else None
-            _, message = await failure(self._quiz, click.actor, error or RuntimeError(outcome))
+            _, message = await failure(self._services, click.actor, error or RuntimeError(outcome))
             await ack(response_action="errors", errors={"reason": message[:ERROR_LIMIT]})
 
         click = Click(actor_of(context), intent, clicks.arrival(context))

@@ -61,7 +61,7 @@ async def run_slack(app: Services) -> None:
             stack.push_async_callback(bot.quiesce)  # first on the way out: answer what was
             # admitted while the socket or the HTTP server is still there to ack it
             if bot.delivery is not None:
-                app.register_delivery("slack", bot.delivery)  # daily questions from now on
+                app.deliveries.register("slack", bot.delivery)  # daily questions from now on
             await asyncio.Event().wait()
     finally:
         await bot.close()

@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from bot.bootstrap import build_digest, build_scheduler, build_schedules, capabilities
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.game import GameNews
 from bot.domain.post import PostView, Reveal
 from bot.domain.schedule import Schedule
-from bot.presentation.report_messages import digest_messages
+from bot.service.deliveries import Deliveries
 from bot.service.delivery import ChannelRefused, DeliveryError
 from bot.service.ports import QuizStore
-from bot.service.quiz import Quiz
 from bot.service.scheduler import Scheduler
 from bot.service.schedules import Schedules
+from bot.service.services import Capabilities
+from bot.service.supervision import Faults
 from tests import factories
 
 
@@ -130,10 +133,11 @@ class World:
 
     store: QuizStore
     clock: ManualClock
-    quiz: Quiz
+    quiz: Capabilities
     schedules: Schedules
     scheduler: Scheduler
     delivery: FakeDelivery
+    deliveries: Deliveries
 
 
 def world(
@@ -148,22 +152,26 @@ def world(
     seed: int = 7,
 ) -> World:
     delivery = delivery or FakeDelivery()
-    quiz = Quiz(
+    quiz = capabilities(
         store=store,
         decks=decks or factories.library(factories.deck("demo", n=7)),
         clock=clock,
         rng=random.Random(seed),
     )
-    scheduler = Scheduler(
+    deliveries = Deliveries(dict.fromkeys(platforms, delivery))
+    faults = Faults(clock, logging.getLogger("quizbot.scheduler"))
+    scheduler = build_scheduler(
         store,
         quiz,
         clock,
-        dict.fromkeys(platforms, delivery),
+        deliveries,
         catch_up_hours=catch_up_hours,
         close_after_hours=close_after_hours,
-        render_summary=digest_messages,
+        digest=build_digest(store, quiz, clock, deliveries, faults),
+        faults=faults,
     )
-    return World(store, clock, quiz, Schedules(store, quiz, clock), scheduler, delivery)
+    schedules = build_schedules(store, quiz, clock)
+    return World(store, clock, quiz, schedules, scheduler, delivery, deliveries)
 
 
 def local(when: datetime, zone: str) -> str:

@@ -11,18 +11,18 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.bootstrap import build_games, capabilities
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
-from bot.domain.default_deck import DefaultDeck, DefaultSource, default_deck
+from bot.domain.default_deck import Change, DefaultDeck, DefaultSource, default_deck
 from bot.domain.errors import QuizError
 from bot.domain.run import RunStep
 from bot.presentation.deck_messages import decks_message, default_deck_text
 from bot.presentation.schedule_messages import schedule_set_message
-from bot.service.deck_choice import Change
-from bot.service.games import Games
+from bot.service.deliveries import Deliveries
 from bot.service.ports import QuizStore
-from bot.service.quiz import Quiz
+from bot.service.services import Capabilities
 from tests import factories
 from tests.core.schedule_fakes import FakeDelivery, World, world
 from tests.storage.databases import any_store
@@ -42,8 +42,10 @@ def library(*decks: str) -> DeckLibrary:
     return DeckLibrary([every[d] for d in decks or every])
 
 
-def quiz_on(store: QuizStore, config: str | None = None, decks: DeckLibrary | None = None) -> Quiz:
-    return Quiz(
+def quiz_on(
+    store: QuizStore, config: str | None = None, decks: DeckLibrary | None = None
+) -> Capabilities:
+    return capabilities(
         store=store,
         decks=decks or library(),
         clock=ManualClock(NINE),
@@ -88,9 +90,9 @@ def test_no_deck_loaded_means_no_default() -> None:
 # Each command that takes an optional deck
 
 
-async def posted_deck(quiz: Quiz, actor: Actor = MEMBER) -> str:
-    view = await quiz.post(actor, "C1")
-    await quiz.close_by_system(view.post.id)  # so the next post may ask anything again
+async def posted_deck(quiz: Capabilities, actor: Actor = MEMBER) -> str:
+    view = await quiz.answering.post(actor, "C1")
+    await quiz.answering.close_by_system(view.post.id)  # so the next post may ask anything again
     return view.deck.id
 
 
@@ -100,12 +102,14 @@ async def test_post_uses_the_first_then_the_config_s_then_the_server_s(
     assert await posted_deck(quiz_on(any_store)) == "alpha"
     quiz = quiz_on(any_store, config="beta")
     assert await posted_deck(quiz) == "beta"
-    said = await quiz.set_default_deck(ADMIN, "gamma")
+    said = await quiz.catalog.set_default_deck(ADMIN, "gamma")
     assert said.change is Change.SET
     assert said.default == DefaultDeck(GAMMA, DefaultSource.SERVER)
     assert await posted_deck(quiz) == "gamma"
     assert await posted_deck(quiz, ELSEWHERE) == "beta"  # another server keeps the config's
-    assert (await quiz.post(MEMBER, "C1", "alpha")).deck.id == "alpha"  # a named deck wins
+    assert (
+        await quiz.answering.post(MEMBER, "C1", "alpha")
+    ).deck.id == "alpha"  # a named deck wins
     # another process on the same store reads it (nothing is kept only in memory)
     assert await posted_deck(quiz_on(any_store, config="beta")) == "gamma"
 
@@ -114,13 +118,14 @@ async def test_a_game_a_run_and_the_report_use_the_server_s_default(
     any_store: QuizStore,
 ) -> None:
     quiz = quiz_on(any_store, config="alpha")
-    await quiz.set_default_deck(ADMIN, "beta")
-    games = Games(any_store, quiz, quiz.clock, {"slack": FakeDelivery()}, random.Random(1))
+    await quiz.catalog.set_default_deck(ADMIN, "beta")
+    deliveries = Deliveries({"slack": FakeDelivery()})
+    games = build_games(any_store, quiz, quiz.answering.clock, deliveries, random.Random(1))
     game = await games.start(MEMBER, "C1", None, 3, 20)
     assert game.deck_id == "beta"
-    step = await quiz.start_run(MEMBER)
+    step = await quiz.runs.start_run(MEMBER)
     assert isinstance(step, RunStep) and step.deck.id == "beta"
-    assert (await quiz.question_health(ADMIN)).deck.id == "beta"
+    assert (await quiz.authoring.question_health(ADMIN)).deck.id == "beta"
     named = await games.start(MEMBER, "C2", "gamma", 3, 20)
     assert named.deck_id == "gamma"
 
@@ -130,7 +135,7 @@ async def test_a_schedule_set_without_a_deck_follows_the_default_as_it_changes(
 ) -> None:
     decks = library()
     w: World = world(any_store, ManualClock(NINE - timedelta(hours=1)), decks=decks)
-    w.quiz.config_default = "beta"
+    w.quiz.catalog.config_default = "beta"
     admin = Actor(SERVER, "boss", is_admin=True)
     follows = await w.schedules.set(admin, "C1", "09:00", "Asia/Dhaka")
     named = await w.schedules.set(admin, "C2", "09:00", "Asia/Dhaka", "alpha")
@@ -144,7 +149,7 @@ async def test_a_schedule_set_without_a_deck_follows_the_default_as_it_changes(
     w.clock.set(NINE + timedelta(seconds=3))
     await w.scheduler.tick()
     assert [v.deck.id for v in w.delivery.in_channel("C1")] == ["beta"]
-    await w.quiz.set_default_deck(admin, "gamma")
+    await w.quiz.catalog.set_default_deck(admin, "gamma")
     w.clock.set(NINE + timedelta(days=1, seconds=3))
     await w.scheduler.tick()
     assert [v.deck.id for v in w.delivery.in_channel("C1")] == ["beta", "gamma"]
@@ -161,20 +166,20 @@ async def test_only_an_admin_sets_it_and_an_unknown_deck_is_refused_by_name(
 ) -> None:
     quiz = quiz_on(any_store)
     with pytest.raises(QuizError) as refused:
-        await quiz.set_default_deck(MEMBER, "beta")
+        await quiz.catalog.set_default_deck(MEMBER, "beta")
     assert refused.value.key == "admin_only"
     with pytest.raises(QuizError) as unknown:
-        await quiz.set_default_deck(ADMIN, "delta")
+        await quiz.catalog.set_default_deck(ADMIN, "delta")
     assert (unknown.value.key, unknown.value.params) == (
         "unknown_deck",
         {"deck": "delta", "decks": "alpha, beta, gamma"},
     )
     assert await any_store.server_default_deck(SERVER) is None
-    shown = await quiz.default_view(MEMBER)  # anyone may see it
+    shown = await quiz.catalog.default_view(MEMBER)  # anyone may see it
     assert shown.default == DefaultDeck(ALPHA, DefaultSource.FIRST) and shown.change is None
 
-    assert (await quiz.set_default_deck(ADMIN, "  BETA ")).default.deck.id == "beta"
-    cleared = await quiz.set_default_deck(ADMIN, "None")
+    assert (await quiz.catalog.set_default_deck(ADMIN, "  BETA ")).default.deck.id == "beta"
+    cleared = await quiz.catalog.set_default_deck(ADMIN, "None")
     assert cleared.change is Change.CLEARED
     assert cleared.default == DefaultDeck(ALPHA, DefaultSource.FIRST)
     assert await any_store.server_default_deck(SERVER) is None
@@ -189,10 +194,10 @@ async def test_a_default_no_longer_loaded_falls_back_quietly_and_decks_says_so(
     any_store: QuizStore,
 ) -> None:
     quiz = quiz_on(any_store, config="alpha")
-    await quiz.set_default_deck(ADMIN, "gamma")
-    quiz.decks = library("alpha", "beta")  # a reload without it
+    await quiz.catalog.set_default_deck(ADMIN, "gamma")
+    quiz.catalog.decks = library("alpha", "beta")  # a reload without it
     assert await posted_deck(quiz) == "alpha"
-    listing = await quiz.deck_list(MEMBER)
+    listing = await quiz.catalog.deck_list(MEMBER)
     assert listing.default == DefaultDeck(ALPHA, DefaultSource.CONFIG, unloaded="gamma")
     msg = decks_message(listing)
     assert msg.lines[0].startswith("alpha: Demo alpha · 4 questions · English, বাংলা · ★ default")
@@ -205,9 +210,9 @@ async def test_a_default_no_longer_loaded_falls_back_quietly_and_decks_says_so(
         "An admin sets it with /quiz deck default DECK, and clears it with /quiz deck "
         "default none."
     )
-    quiz.decks = library()  # back again: it is the default again
+    quiz.catalog.decks = library()  # back again: it is the default again
     assert await posted_deck(quiz) == "gamma"
-    bengali = decks_message(await quiz.deck_list(Actor(SERVER, "ana", locale="bn")))
+    bengali = decks_message(await quiz.catalog.deck_list(Actor(SERVER, "ana", locale="bn")))
     assert bengali.lines[2].endswith(" · ★ ডিফল্ট")
     assert bengali.you is not None
     assert bengali.you.startswith("★ gamma এই সার্ভারের ডিফল্ট ডেক, এখানেই সেট করা")

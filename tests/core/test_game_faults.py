@@ -86,7 +86,7 @@ async def test_a_question_sent_but_not_recorded_is_withdrawn_and_counts_for_noth
     clock.advance(START_DELAY)
     due = await any_store.game(game.id)
     assert due is not None and await any_store.claim_game(game.id, due.step, clock.now() + LEASE)
-    lost = await p.quiz.post(
+    lost = await p.quiz.answering.post(
         HOST, CHANNEL, "demo", game_id=game.id, closes_after=timedelta(seconds=10)
     )
     await click(p, lost, "early", True)  # acknowledged: held
@@ -255,9 +255,9 @@ async def test_a_click_after_the_deadline_is_too_late_whatever_the_loop_is_doing
     deadline = view.game.closes_at
     assert (await any_store.post(view.post.id)).closes_at == deadline  # type: ignore[union-attr]
     clock.set(deadline + timedelta(milliseconds=900))  # within the grace: counts
-    on_time = await p.quiz.answer(Actor(SERVER, "ana"), view.post.id, right_index(view))
+    on_time = await p.quiz.answering.answer(Actor(SERVER, "ana"), view.post.id, right_index(view))
     clock.set(deadline + timedelta(milliseconds=1100))  # the loop has not revealed it yet
-    late = await p.quiz.answer(Actor(SERVER, "bo"), view.post.id, right_index(view))
+    late = await p.quiz.answering.answer(Actor(SERVER, "bo"), view.post.id, right_index(view))
     assert on_time.status is AnswerStatus.NEW
     assert late.status is AnswerStatus.CLOSED and late.choice is None
     assert await any_store.answer_count(view.post.id) == 1
@@ -283,7 +283,7 @@ async def test_a_deck_reloaded_mid_game_reveals_the_open_question_and_goes_on(
         if number == 2:  # the open question left out of the file
             kept = [q for q in kept if q.id != view.question.id]
         reloaded = replace(factories.deck("demo", n=5), questions=tuple(kept))
-        p.quiz.decks = factories.library(reloaded)
+        p.quiz.catalog.decks = factories.library(reloaded)
         clock.advance(timedelta(seconds=10))
         await p.games.tick()
         reveal = p.delivery.reveals[-1]
@@ -304,7 +304,7 @@ async def test_a_deck_removed_mid_game_ends_it_with_a_message_in_words(
     game_id = await open_first_question(p, clock, rounds=3)
     (view,) = p.delivery.posts
     await click(p, view, "ana", True)
-    p.quiz.decks = factories.library(factories.deck("other"))
+    p.quiz.catalog.decks = factories.library(factories.deck("other"))
     clock.advance(timedelta(seconds=10))
     await p.games.tick()
     (reveal,) = p.delivery.reveals  # shown as it was posted

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.bootstrap import build_games, capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.errors import QuizError
@@ -19,9 +20,8 @@ from bot.domain.game import LEASE, GameState, NewsKind, Placing, podium
 from bot.domain.post import PostView
 from bot.presentation.game_messages import WHEN
 from bot.presentation.messages import post_message
-from bot.service.games import Games
+from bot.service.deliveries import Deliveries
 from bot.service.ports import QuizStore
-from bot.service.quiz import Quiz
 from tests import factories
 from tests.core.schedule_fakes import FakeDelivery
 from tests.storage.databases import Database, any_store, db
@@ -39,13 +39,15 @@ class Process:
 
     def __init__(self, store: QuizStore, clock: ManualClock, seed: int = 1) -> None:
         self.delivery = FakeDelivery()
-        self.quiz = Quiz(
+        self.store = store
+        self.quiz = capabilities(
             store=store,
             decks=factories.library(factories.deck("demo", n=5)),
             clock=clock,
             rng=random.Random(seed),
         )
-        self.games = Games(store, self.quiz, clock, {"slack": self.delivery}, random.Random(seed))
+        deliveries = Deliveries({"slack": self.delivery})
+        self.games = build_games(store, self.quiz, clock, deliveries, random.Random(seed))
 
 
 def right_index(view: PostView) -> int:
@@ -55,7 +57,7 @@ def right_index(view: PostView) -> int:
 
 async def click(p: Process, view: PostView, user: str, right: bool) -> None:
     shown = right_index(view) if right else (right_index(view) + 1) % len(view.post.order)
-    await p.quiz.answer(Actor(SERVER, user), view.post.id, shown)
+    await p.quiz.answering.answer(Actor(SERVER, user), view.post.id, shown)
 
 
 @pytest.fixture
@@ -137,7 +139,7 @@ async def test_a_game_of_three_questions_with_many_players(
     winner = tops[0].user_id
     assert await any_store.games_of(SERVER, winner) == (1, 1)
     assert await any_store.games_of(SERVER, "p11") == (1, 0)
-    stats = await p.quiz.stats(Actor(SERVER, winner))
+    stats = await p.quiz.boards.stats(Actor(SERVER, winner))
     assert stats.games == (1, 1)
     # The leaderboard follows the usual rules: a right answer in the game scores once.
     assert stats.totals.points == points[winner]
@@ -215,7 +217,7 @@ async def test_a_restart_in_the_middle_of_a_question_loses_no_click(
     results = second.delivery.news[-1]
     assert results.kind is NewsKind.RESULTS
     assert [(pl.user_id, pl.points) for pl in results.board] == [("a", 1), ("b", 1), ("c", 0)]
-    assert (await second.quiz.store.game(game.id)).state is GameState.FINISHED  # type: ignore[union-attr]
+    assert (await second.store.game(game.id)).state is GameState.FINISHED  # type: ignore[union-attr]
 
 
 async def test_two_processes_on_one_database_play_each_step_once(
@@ -277,7 +279,9 @@ async def test_a_question_that_needs_longer_gets_its_own_time_and_says_so(
         replace(factories.question(2), seconds=15),
     )
     p = Process(any_store, clock)
-    p.quiz.decks = factories.library(replace(factories.deck("demo"), questions=(slow, quick)))
+    p.quiz.catalog.decks = factories.library(
+        replace(factories.deck("demo"), questions=(slow, quick))
+    )
     await p.games.start(HOST, CHANNEL, "demo", "2", 20)
     await p.games.tick()
     given: dict[str, int] = {}

@@ -8,14 +8,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.bootstrap import build_digest
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.errors import QuizError
 from bot.domain.health import Flag
 from bot.domain.review import card_key
-from bot.presentation.report_messages import digest_messages
+from bot.service.deliveries import Deliveries
 from bot.service.ports import QuizStore
-from bot.service.problem_digest import ProblemDigest
 from tests.core.schedule_fakes import FakeDelivery, World, world
 from tests.storage.databases import any_store
 
@@ -37,12 +37,14 @@ def w(any_store: QuizStore, clock: ManualClock) -> World:
 
 
 async def test_a_report_is_kept_with_the_deck_version_and_flags_the_question(w: World) -> None:
-    deck = w.quiz.deck("demo")
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q2"), "wrong_answer", "  B is right ")
+    deck = w.quiz.catalog.deck("demo")
+    await w.quiz.authoring.report_problem(
+        PLAYER, card_key("demo", "q2"), "wrong_answer", "  B is right "
+    )
     with pytest.raises(QuizError):  # a reason no form offers
-        await w.quiz.report_problem(PLAYER, card_key("demo", "q2"), "<script>", "x")
+        await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q2"), "<script>", "x")
     with pytest.raises(QuizError):  # a question no deck has
-        await w.quiz.report_problem(PLAYER, card_key("demo", "q99"), "typo", "x")
+        await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q99"), "typo", "x")
     [stored] = await w.store.problem_reports(SERVER)
     assert (stored.question_id, stored.deck_version, stored.text) == (
         "q2",
@@ -50,9 +52,9 @@ async def test_a_report_is_kept_with_the_deck_version_and_flags_the_question(w: 
         "B is right",
     )
     with pytest.raises(QuizError) as refused:
-        await w.quiz.question_health(PLAYER, "demo")
+        await w.quiz.authoring.question_health(PLAYER, "demo")
     assert refused.value.key == "admin_only"
-    view = await w.quiz.question_health(ADMIN, "demo")
+    view = await w.quiz.authoring.question_health(ADMIN, "demo")
     flagged = {r.question_id: (r.flags, r.reports) for r in view.rows if r.flags}
     assert flagged == {"q2": ((Flag.REPORTED,), 1)}
 
@@ -64,14 +66,14 @@ async def summarise(w: World) -> list[str]:
 
 async def test_admins_get_one_summary_a_day_at_most(w: World, clock: ManualClock) -> None:
     await w.schedules.set(ADMIN, "C1", "09:00", "UTC", "demo")
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "typo", "বানান ভুল")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q1"), "typo", "বানান ভুল")
     clock.advance(timedelta(minutes=30))
     assert await summarise(w) == [SERVER]
     told = sorted((user, message.splitlines()[1:]) for _, user, message in w.delivery.told)
     assert [user for user, _ in told] == ["boss", "owner"]
     assert all(len(lines) == 1 and "বানান ভুল" in lines[0] for _, lines in told)
 
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q3"), "unclear", "which GPU?")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q3"), "unclear", "which GPU?")
     w.delivery.told.clear()
     clock.advance(timedelta(hours=23))
     assert await summarise(w) == []
@@ -84,7 +86,7 @@ async def test_admins_get_one_summary_a_day_at_most(w: World, clock: ManualClock
 
 async def test_reports_wait_while_no_admin_can_be_told(w: World, clock: ManualClock) -> None:
     w.delivery.unreachable.add("owner")
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "other", "")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q1"), "other", "")
     await summarise(w)
     assert w.delivery.told == []
     assert len(await w.store.unsent_problem_reports()) == 1
@@ -99,8 +101,8 @@ async def test_reports_wait_while_no_admin_can_be_told(w: World, clock: ManualCl
 
 
 async def test_two_processes_send_one_summary(w: World, clock: ManualClock) -> None:
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
-    other = ProblemDigest(w.store, w.quiz, {"slack": w.delivery}, digest_messages)
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
+    other = build_digest(w.store, w.quiz, w.clock, Deliveries({"slack": w.delivery}))
     assert w.scheduler.digest is not None
     await asyncio.gather(w.scheduler.digest.send(clock.now()), other.send(clock.now()))
     assert [user for _, user, _ in w.delivery.told] == ["owner"]
@@ -116,7 +118,9 @@ async def test_every_report_is_in_a_message_before_it_counts_as_sent(
     for n in range(26):
         person = Actor(SERVER, f"p{n // 5}")
         words = f"report {n:02d} " + "x" * 190
-        await w.quiz.report_problem(person, card_key("demo", f"q{n % 5 + 1}"), "typo", words)
+        await w.quiz.authoring.report_problem(
+            person, card_key("demo", f"q{n % 5 + 1}"), "typo", words
+        )
         stamp[words] = n
         clock.advance(timedelta(minutes=1))
     shown_before_sent: set[int] = set()
@@ -147,24 +151,24 @@ async def test_a_person_may_report_a_question_once_until_sent_and_five_a_day(
     w: World, clock: ManualClock
 ) -> None:
     key = card_key("demo", "q1")
-    await w.quiz.report_problem(PLAYER, key, "typo", "first")
+    await w.quiz.authoring.report_problem(PLAYER, key, "typo", "first")
     with pytest.raises(QuizError) as again:
-        await w.quiz.report_problem(PLAYER, key, "unclear", "second")
+        await w.quiz.authoring.report_problem(PLAYER, key, "unclear", "second")
     assert again.value.key == "report_open"
     with pytest.raises(QuizError):  # also before the form opens
-        await w.quiz.may_report(PLAYER, key)
-    await w.quiz.report_problem(Actor(SERVER, "someone else"), key, "typo", "me too")
+        await w.quiz.authoring.may_report(PLAYER, key)
+    await w.quiz.authoring.report_problem(Actor(SERVER, "someone else"), key, "typo", "me too")
     await summarise(w)
-    await w.quiz.report_problem(PLAYER, key, "unclear", "sent, so a new one is taken")
+    await w.quiz.authoring.report_problem(PLAYER, key, "unclear", "sent, so a new one is taken")
     for n in (2, 3, 4):
-        await w.quiz.report_problem(PLAYER, card_key("demo", f"q{n}"), "other", "x")
+        await w.quiz.authoring.report_problem(PLAYER, card_key("demo", f"q{n}"), "other", "x")
     with pytest.raises(QuizError) as flood:
-        await w.quiz.report_problem(PLAYER, card_key("demo", "q5"), "other", "sixth")
+        await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q5"), "other", "sixth")
     assert (flood.value.key, flood.value.params) == ("report_limit", {"limit": 5})
     mine = [r for r in await w.store.problem_reports(SERVER) if r.user_id == PLAYER.user_id]
     assert [r.text for r in mine] == ["first", "sent, so a new one is taken", "x", "x", "x"]
     clock.advance(timedelta(days=1, seconds=1))
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q5"), "other", "a day later")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q5"), "other", "a day later")
 
 
 async def test_a_setter_who_is_no_longer_an_admin_gets_no_summary(
@@ -172,12 +176,12 @@ async def test_a_setter_who_is_no_longer_an_admin_gets_no_summary(
 ) -> None:
     await w.schedules.set(ADMIN, "C1", "09:00", "UTC", "demo")
     w.delivery.still_admins = set()  # the role was taken away since
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
     await summarise(w)
     assert [user for _, user, _ in w.delivery.told] == ["owner"]
     w.delivery.told.clear()
     w.delivery.still_admins = {"boss"}
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q2"), "typo", "y")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q2"), "typo", "y")
     clock.advance(timedelta(days=1, minutes=1))
     await summarise(w)
     assert sorted(user for _, user, _ in w.delivery.told) == ["boss", "owner"]
@@ -188,7 +192,7 @@ async def test_a_slow_summary_never_holds_up_the_daily_question(
 ) -> None:
     """The summary's DMs hang; the daily question posts at its minute all the same."""
     await w.schedules.set(ADMIN, "C1", "09:30", "UTC", "demo")
-    await w.quiz.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
+    await w.quiz.authoring.report_problem(PLAYER, card_key("demo", "q1"), "typo", "x")
     w.delivery.slow = asyncio.Event()
     running = asyncio.create_task(w.scheduler.run())
     try:

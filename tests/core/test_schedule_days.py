@@ -86,7 +86,8 @@ async def test_sixty_days_one_post_a_day_at_its_local_time(store: QuizStore, sea
     clock = ManualClock(start)
     slack, discord = FakeDelivery(), FakeDelivery()
     w = world(store, clock)
-    w.scheduler.deliveries = {"slack": slack, "discord": discord}
+    w.deliveries.register("slack", slack)
+    w.deliveries.register("discord", discord)
     plans = {}
     for plan in PLANS:
         result = await w.schedules.set(

@@ -140,7 +140,7 @@ async def test_off_stops_posting(w: World, clock: ManualClock) -> None:
 
 async def test_a_deck_gone_is_told_to_the_admin_in_words(w: World, clock: ManualClock) -> None:
     await daily(w)
-    w.quiz.decks = DeckLibrary([])  # the deck file was removed and the decks reloaded
+    w.quiz.catalog.decks = DeckLibrary([])  # the deck file was removed and the decks reloaded
     clock.set(at(0))
     assert (await w.scheduler.tick()).posted == []
     [(_, reason)] = w.delivery.failures
@@ -251,7 +251,7 @@ async def test_close_after_hours_closes_with_the_reveal(
 ) -> None:
     w = world(store, clock, close_after_hours=2)
     await daily(w)
-    manual = await w.quiz.post(user("ana"), "C1", "demo", "q1")
+    manual = await w.quiz.answering.post(user("ana"), "C1", "demo", "q1")
     clock.set(at(0))
     [post_id] = (await w.scheduler.tick()).posted
     clock.set(at(0) + timedelta(hours=1))
@@ -288,13 +288,13 @@ async def test_streak_over_a_week_of_weekday_posts(w: World, clock: ManualClock)
         view = w.delivery.posts[-1]
         right = view.post.order.index(view.question.answer)
         clock.advance(timedelta(minutes=5))
-        ana = await w.quiz.answer(user("ana"), view.post.id, right)
+        ana = await w.quiz.answering.answer(user("ana"), view.post.id, right)
         if view.post.opened_at.strftime("%a") != "Mon":
-            await w.quiz.answer(user("bo"), view.post.id, right)
+            await w.quiz.answering.answer(user("bo"), view.post.id, right)
     assert len(w.delivery.posts) == 5
     assert ana.streak == 5  # the weekend does not break it
     assert await w.store.streak("slack:T1", "bo") == 1  # missed Monday's
-    stats = await w.quiz.stats(user("ana"))
+    stats = await w.quiz.boards.stats(user("ana"))
     assert stats.streak == 5
 
 
@@ -340,8 +340,9 @@ async def test_a_taken_over_claim_whose_question_did_go_out_is_not_posted_again(
     schedule = await daily(w)
     clock.set(at(0, 3))
     assert await w.store.claim_slot(schedule.id, WEDNESDAY, at(0, 3))
-    view = await w.quiz.post(admin(), "C1", "demo", None, schedule_id=schedule.id)
-    await w.quiz.set_message(view.post.id, "msg-sent")  # sent; then the blip: never finished
+    view = await w.quiz.answering.post(admin(), "C1", "demo", None, schedule_id=schedule.id)
+    # Sent; then the blip: never finished:
+    await w.quiz.answering.set_message(view.post.id, "msg-sent")
     clock.set(at(0, 10 * 60))
     await w.scheduler.tick()
     assert w.delivery.in_channel("C1") == []  # nothing sent twice

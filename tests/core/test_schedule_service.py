@@ -210,7 +210,7 @@ async def test_messages_in_english(w: World) -> None:
 
 
 async def test_messages_in_bengali(w: World) -> None:
-    await w.quiz.set_language(admin(), "bn", server=True)
+    await w.quiz.membership.set_language(admin(), "bn", server=True)
     result = await w.schedules.set(admin(), "C1", "9:30", "Asia/Dhaka", "demo", "weekdays")
     message = schedule_set_message(result, channel)
     assert message.title == (

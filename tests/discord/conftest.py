@@ -66,7 +66,7 @@ async def make_bot(fake: FakeDiscord, tmp_path: Path) -> AsyncIterator[BotFactor
             shard_ids=shard_ids,
             clock=clock,
         )
-        client = QuizClient(app, refresh_interval=refresh_interval)
+        client = QuizClient(app.services, refresh_interval=refresh_interval)
         if prepare is not None:
             prepare(client)
         seen = len(fake.identifies)

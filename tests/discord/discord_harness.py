@@ -451,7 +451,7 @@ class DiscordBot:
     async def right_label(self, post_id: int) -> str:
         post = await self.app.store.post(post_id)
         assert post is not None
-        deck = self.app.quiz.decks.get(post.deck_id)
+        deck = self.app.services.catalog.decks.get(post.deck_id)
         assert deck is not None
         question = deck.question(post.question_id)
         assert question is not None

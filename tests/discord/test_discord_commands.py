@@ -138,9 +138,9 @@ async def test_login_then_sync_only_when_the_commands_change(
 async def test_sync_and_invite_from_the_command_line(fake: FakeDiscord, tmp_path: Path) -> None:
     app = await make_app(tmp_path)
     try:
-        said = await sync_commands(app, None)
+        said = await sync_commands(app.services, None)
         assert said.startswith("Synced 2 commands globally") and "/quiz, /quizadmin" in said
-        said = await sync_commands(app, GUILD_1)
+        said = await sync_commands(app.services, GUILD_1)
         assert said.startswith(f"Synced 2 commands to guild {GUILD_1}")
         assert [scope for scope, _ in fake.command_puts] == [None, str(GUILD_1)]
         assert not fake.identifies  # REST only, no gateway
@@ -426,7 +426,7 @@ async def test_one_shard_of_two(make_bot: BotFactory, fake: FakeDiscord) -> None
 async def test_run_discord_serves_until_cancelled(fake: FakeDiscord, tmp_path: Path) -> None:
     extra = f'api_url = "{fake.api_url}"\ngateway_url = "{fake.gateway_url}"\n'
     app = await make_app(tmp_path, extra=extra)
-    task = asyncio.create_task(run_discord(app))
+    task = asyncio.create_task(run_discord(app.services))
     try:
         await fake.until(lambda: bool(fake.identifies) or task.done())
         assert not task.done()
@@ -445,7 +445,7 @@ async def test_run_discord_needs_a_token(tmp_path: Path) -> None:
     app = await make_app(tmp_path, token=None)
     try:
         with pytest.raises(SetupError, match="DISCORD_TOKEN is not set"):
-            await run_discord(app)
+            await run_discord(app.services)
     finally:
         await app.close()
 
@@ -454,9 +454,11 @@ async def test_a_refused_token_is_a_plain_error(fake: FakeDiscord, tmp_path: Pat
     app = await make_app(tmp_path, token="not-the-token")
     try:
         with pytest.raises(SetupError, match="Discord refused DISCORD_TOKEN") as run:
-            await run_discord(app)
+            await run_discord(app.services)
         with pytest.raises(SetupError, match="Discord refused DISCORD_TOKEN") as sync:
-            await sync_commands(app, None)  # `quizbot discord sync`: no LoginFailure traceback
+            await sync_commands(
+                app.services, None
+            )  # `quizbot discord sync`: no LoginFailure traceback
     finally:
         await app.close()
     for said in (run, sync):
@@ -474,9 +476,9 @@ async def test_no_way_to_reach_discord_is_a_plain_error(
     app = await make_app(tmp_path)
     try:
         with pytest.raises(SetupError, match=r"^cannot reach Discord at ") as run:
-            await run_discord(app)
+            await run_discord(app.services)
         with pytest.raises(SetupError, match=r"^cannot reach Discord at ") as sync:
-            await sync_commands(app, GUILD_1)
+            await sync_commands(app.services, GUILD_1)
     finally:
         await app.close()
     for said in (run, sync):

@@ -74,19 +74,19 @@ async def test_an_admin_sets_the_default_and_post_and_game_play_it(make_bot: Bot
     assert post is not None and post.deck_id == SEED
     assert reply.embed["title"].startswith(f"{SEED_TITLE} · Question ")
     questions = await choices(bot, "quiz", "post", by=ALICE, focused="question", question="")
-    seed = bot.app.quiz.decks.get(SEED)
+    seed = bot.app.services.catalog.decks.get(SEED)
     assert seed is not None
     assert [c["value"] for c in questions] == [q.id for q in seed][:25]
 
     started = await bot.run("quiz", "start", subgroup="game", by=BOB, questions=2, seconds=10)
     assert started.data["content"] == "Game on! The first question comes in a few seconds."
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     announcement = bot.fake.posts_in(CHANNEL)[-1]["embeds"][0]
     assert f"{announcement.get('title', '')}{announcement['description']}".startswith(
         f"🎮 Quiz game: {SEED_TITLE}"
     )
     clock.advance(timedelta(seconds=5))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     question = bot.fake.posts_in(CHANNEL)[-1]["embeds"][0]
     assert question["title"] == f"🎮 {SEED_TITLE} · Question 1 of 2"
 

@@ -49,7 +49,7 @@ def description(message: dict[str, Any]) -> str:
 async def next_question(bot: DiscordBot, clock: ManualClock) -> tuple[dict[str, Any], int]:
     """The next question's message, and its post id."""
     clock.advance(timedelta(seconds=5))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     message = channel_posts(bot)[-1]
     custom_id = message["components"][0]["components"][0]["custom_id"]
     return message, int(custom_id.split(":")[2])
@@ -70,7 +70,7 @@ async def test_a_game_of_three_questions_with_five_players(make_bot: BotFactory)
     clock = ManualClock(START)
     bot = await make_bot(clock=clock)
     await begin(bot)
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     (announcement,) = channel_posts(bot)
     shown = description(announcement)
     assert shown.startswith("🎮 Quiz game: Parallelism \\_basics\\_")
@@ -92,7 +92,7 @@ async def test_a_game_of_three_questions_with_five_players(make_bot: BotFactory)
             assert said.startswith("🔒 Locked in: ") and said.endswith(LOCKED)
             right[person.id] += good
         clock.advance(timedelta(seconds=10))
-        await bot.app.games.tick()
+        await bot.app.services.games.tick()
         revealed = bot.fake.messages[message["id"]]
         shown = [b for row in revealed["components"] for b in row["components"]]
         assert shown and all(b["disabled"] for b in shown)  # the right one green (style 3)
@@ -122,7 +122,7 @@ async def test_refusals_on_discord(make_bot: BotFactory) -> None:
     assert second.ephemeral and second.data["content"].startswith(
         "A game is already running in this channel."
     )
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     message, post_id = await next_question(bot, clock)
     await pick(bot, message, post_id, CAROL, True)
     refused = await bot.run("quiz", "stop", subgroup="game", by=BOB)
@@ -131,7 +131,7 @@ async def test_refusals_on_discord(make_bot: BotFactory) -> None:
     )
     stopped = await bot.run("quiz", "stop", subgroup="game", by=ADMIN)
     assert stopped.data["content"].startswith("Stopping the game:")
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     footer = bot.fake.messages[message["id"]]["embeds"][0]["footer"]["text"]
     assert footer == "1 answered · 100% got it right"
     results = description(channel_posts(bot)[-1])
@@ -143,7 +143,7 @@ async def test_a_restart_in_the_middle_of_a_question(make_bot: BotFactory) -> No
     clock = ManualClock(START)
     first = await make_bot(clock=clock)
     await begin(first, questions=2, seconds=20)
-    await first.app.games.tick()
+    await first.app.services.games.tick()
     message, post_id = await next_question(first, clock)
     for person, good in ((ALICE, True), (BOB, False), (CAROL, True)):
         said = await pick(first, message, post_id, person, good)  # acknowledged
@@ -152,7 +152,7 @@ async def test_a_restart_in_the_middle_of_a_question(make_bot: BotFactory) -> No
 
     clock.advance(timedelta(minutes=2))  # its time ran out while nothing ran
     bot = await make_bot(clock=clock)
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     footer = bot.fake.messages[message["id"]]["embeds"][0]["footer"]["text"]
     assert footer == "3 answered · 67% got it right"
     assert "Standings after question 1 of 2" in description(channel_posts(bot)[-1])
@@ -160,7 +160,7 @@ async def test_a_restart_in_the_middle_of_a_question(make_bot: BotFactory) -> No
     assert description(message).startswith("🎮 Parallelism \\_basics\\_ · Question 2 of 2")
     await pick(bot, message, post_id, BOB, True)
     clock.advance(timedelta(seconds=20))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     results = description(channel_posts(bot)[-1])
     assert f"🥇 <@{ALICE.id}> · 1" in results and f"🥇 <@{BOB.id}> · 1" in results
     assert "3 played." in results
@@ -175,7 +175,7 @@ async def test_two_processes_on_one_database_post_each_question_once(
     await begin(one, questions=3, seconds=10)
 
     async def both() -> None:
-        await asyncio.gather(one.app.games.tick(), two.app.games.tick())
+        await asyncio.gather(one.app.services.games.tick(), two.app.services.games.tick())
 
     await both()
     for _ in range(3):
@@ -200,5 +200,5 @@ async def test_a_channel_the_bot_cannot_post_in_is_refused_at_once(make_bot: Bot
         "I lack Send Messages, Embed Links in this channel, so a game cannot be played here."
     )
     assert await bot.app.store.running_game(SERVER, str(CHANNEL)) is None
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     assert channel_posts(bot) == []

@@ -53,7 +53,7 @@ async def started(make_bot: BotFactory, questions: int) -> tuple[DiscordBot, Man
         "quiz", "start", subgroup="game", by=ALICE, deck="basics", questions=questions, seconds=10
     )
     assert reply.data["content"] == "Game on! The first question comes in a few seconds."
-    await bot.app.games.tick()  # the announcement
+    await bot.app.services.games.tick()  # the announcement
     return bot, clock
 
 
@@ -79,7 +79,7 @@ async def test_a_question_discord_failed_to_post_is_asked_again_and_the_game_goe
     bot, clock = await started(make_bot, questions=2)
     post_faults[str(CHANNEL)] = [503]
     clock.advance(timedelta(seconds=5))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     (message,) = questions_in(bot)
     assert "Question 1 of 2" in message["embeds"][0]["title"]
     posts = await bot.app.store.game_posts(1)
@@ -87,9 +87,9 @@ async def test_a_question_discord_failed_to_post_is_asked_again_and_the_game_goe
     assert (await pick_right(bot, message, BOB)).startswith("🔒 Locked in: ")
     for _ in range(2):
         clock.advance(timedelta(seconds=10))
-        await bot.app.games.tick()
+        await bot.app.services.games.tick()
         clock.advance(timedelta(seconds=5))
-        await bot.app.games.tick()
+        await bot.app.services.games.tick()
     results = bot.fake.posts_in(CHANNEL)[-1]["embeds"][0]
     assert results["title"].startswith("🏆 Final results")
     assert f"🥇 <@{BOB.id}> · 1" in results["description"]
@@ -100,12 +100,12 @@ async def test_a_channel_the_bot_lost_ends_the_game_and_its_starter_is_told(
 ) -> None:
     bot, clock = await started(make_bot, questions=3)
     clock.advance(timedelta(seconds=5))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     (message,) = questions_in(bot)
     await pick_right(bot, message, BOB)
     bot.fake.forbidden_channels.add(str(CHANNEL))  # a permission taken away meanwhile
     clock.advance(timedelta(seconds=10))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     assert await bot.app.store.running_game(SERVER, str(CHANNEL)) is None
     (dm,) = bot.fake.dms_to(ALICE.id)
     assert dm["content"] == (
@@ -120,7 +120,7 @@ async def test_an_open_game_question_shows_in_no_stats_and_no_leaderboard(
 ) -> None:
     bot, clock = await started(make_bot, questions=1)
     clock.advance(timedelta(seconds=5))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     (message,) = questions_in(bot)
 
     async def seen() -> list[str]:
@@ -132,6 +132,6 @@ async def test_an_open_game_question_shows_in_no_stats_and_no_leaderboard(
     await pick_right(bot, message, CAROL)
     assert await seen() == before  # nothing to learn while the others think
     clock.advance(timedelta(seconds=10))
-    await bot.app.games.tick()
+    await bot.app.services.games.tick()
     stats, board = await seen()
     assert "Answered: 1" in stats and f"<@{CAROL.id}> · 1" in board

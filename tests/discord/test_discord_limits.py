@@ -47,7 +47,7 @@ async def _play_run(bot: DiscordBot, deck: str) -> int:
 
 
 async def test_the_shipped_bengali_deck_end_to_end(bot: DiscordBot, fake: FakeDiscord) -> None:
-    deck = bot.app.quiz.decks.get("model-pipeline-parallelism")
+    deck = bot.app.services.catalog.decks.get("model-pipeline-parallelism")
     assert deck is not None and deck.default_locale == "bn"
     await bot.run("quizadmin", "language", by=ADMIN, locale="bn")
     for question in deck:

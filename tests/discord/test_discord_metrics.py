@@ -22,7 +22,7 @@ Samples = dict[tuple[str, tuple[tuple[str, str], ...]], float]
 def samples(bot: DiscordBot) -> Samples:
     """(sample name, sorted labels) -> value, from the App's exposition text."""
     out = {}
-    for family in text_string_to_metric_families(bot.app.metrics.exposition().decode()):
+    for family in text_string_to_metric_families(bot.app.services.metrics.exposition().decode()):
         for s in family.samples:
             out[(s.name, tuple(sorted(s.labels.items())))] = s.value
     return out
@@ -144,11 +144,11 @@ async def test_failures_are_counted_by_outcome_and_errors_by_where(
     async def unavailable(*args: object, **kwargs: object) -> None:
         raise StoreUnavailable
 
-    monkeypatch.setattr(bot.app.quiz, "answer", broken)
+    monkeypatch.setattr(bot.app.services.answering, "answer", broken)
     await bot.reply(await bot.click(message, "A", by=BOB))  # error
-    monkeypatch.setattr(bot.app.quiz, "answer", unavailable)
+    monkeypatch.setattr(bot.app.services.answering, "answer", unavailable)
     await bot.reply(await bot.click(message, "A", by=BOB))  # busy
-    monkeypatch.setattr(bot.app.quiz, "stats", broken)
+    monkeypatch.setattr(bot.app.services.boards, "stats", broken)
     await bot.run("quiz", "stats", by=BOB)
     answer = posted.buttons[0]["custom_id"]
     in_dm = bot.as_dm(bot.click_payload(bot.fake.messages[message], answer, by=BOB))

@@ -194,7 +194,7 @@ async def test_an_unexpected_failure_is_logged_and_apologised_for(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(bot.app.quiz, "answer", broken)
+    monkeypatch.setattr(bot.app.services.answering, "answer", broken)
     with caplog.at_level(logging.ERROR, logger="quizbot.discord"):
         reply = await bot.reply(await bot.click(posted.message_id, "A", by=BOB))
     assert reply.ephemeral
@@ -235,13 +235,13 @@ async def test_slow_store_answers_in_the_first_response_without_a_deferral(
     response, private."""
     post_id, posted = await bot.post(deck="basics")
     assert posted.message_id is not None
-    real = bot.app.quiz.answer
+    real = bot.app.services.answering.answer
 
     async def slow(*args: object, **kwargs: object) -> object:
         await asyncio.sleep(2.0)
         return await real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(bot.app.quiz, "answer", slow)
+    monkeypatch.setattr(bot.app.services.answering, "answer", slow)
     record = await bot.click(posted.message_id, "A", by=BOB)
     reply = await bot.reply(record)
     first = record.callbacks[0][1]
@@ -264,7 +264,7 @@ async def test_a_refusal_after_a_public_deferral_stays_private(
         await asyncio.sleep(1.5)
         raise QuizError("no_decks")
 
-    monkeypatch.setattr(bot.app.quiz, "post", slow_refusal)
+    monkeypatch.setattr(bot.app.services.answering, "post", slow_refusal)
     record = await bot.command("quiz", "post", by=ALICE)
     reply = await bot.reply(record)
     assert record.callbacks[0][1] == {"type": 5}  # public thinking
@@ -320,13 +320,13 @@ async def test_a_slow_close_in_a_channel_the_bot_cannot_see_is_still_public(
     replaces the refused edit is public all the same (a message of its own)."""
     bot.fake.forbidden_channels.add(str(CHANNEL))
     await bot.post(deck="basics", question="bubble", by=ALICE)
-    real = bot.app.quiz.close
+    real = bot.app.services.answering.close
 
     async def slow(*args: object, **kwargs: object) -> object:
         await asyncio.sleep(1.5)
         return await real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(bot.app.quiz, "close", slow)
+    monkeypatch.setattr(bot.app.services.answering, "close", slow)
     record = await bot.command("quiz", "close", by=ALICE)
     closed = await bot.reply(record)
     assert record.callbacks[0][1] == {"type": 5, "data": {"flags": EPHEMERAL}}

@@ -175,7 +175,7 @@ async def test_the_daily_summary_shows_what_players_typed_as_plain_text(bot: Dis
     opened, _ = await open_form(bot, reply, ALICE)
     typed = "[Your server will be deleted - verify here](https://evil.example/v) **now** ||x||"
     await bot.reply(await bot.submit(opened, {"reason": "other", "details": typed}, by=ALICE))
-    digest = bot.app.scheduler.digest
+    digest = bot.app.services.scheduler.digest
     assert digest is not None
     assert await digest.send(datetime.now(UTC)) == [SERVER]
 
@@ -197,7 +197,7 @@ async def test_the_summary_goes_to_a_setter_only_while_they_manage_the_server(
     bot.fake.roles[guild] = {"555": discord.Permissions(manage_guild=True).value}
     bot.fake.members[(guild, str(ADMIN.id))] = ["555"]
     await bot.run("quizadmin", "set", subgroup="schedule", by=ADMIN, time="09:00", timezone="UTC")
-    digest = bot.app.scheduler.digest
+    digest = bot.app.services.scheduler.digest
     assert digest is not None
 
     (reply,) = await answered(bot, (ALICE, False))

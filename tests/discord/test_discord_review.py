@@ -64,14 +64,14 @@ def other(reply: Reply, label: str) -> str:
 def review_right(bot: DiscordBot, by: Person, step: Reply) -> str:
     """The letter of the right answer on a review question, from what its buttons name."""
     _, _, key, number, _ = step.buttons[0]["custom_id"].split(":")[:5]
-    deck, question = bot.app.quiz.question_by_key(key)
+    deck, question = bot.app.services.catalog.question_by_key(key)
     card = Card(deck.id, question.id, True, 0, None, int(number), False)
     return "ABCDE"[review_order(str(by.id), card, question, int(number)).index(question.answer)]
 
 
 def run_right(bot: DiscordBot, step: Reply) -> str:
     _, _, run_id, question_id, _ = step.buttons[0]["custom_id"].split(":")
-    question = bot.app.quiz.deck("basics").question(question_id)
+    question = bot.app.services.catalog.deck("basics").question(question_id)
     assert question is not None
     return "ABCDE"[run_order(int(run_id), question).index(question.answer)]
 

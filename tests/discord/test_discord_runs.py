@@ -12,7 +12,7 @@ from bot.domain.run import run_order
 def right_label(bot: DiscordBot, step: Reply) -> str:
     """The letter of the right answer, from the run and question the buttons name."""
     _, _, run_id, question_id, _ = step.buttons[0]["custom_id"].split(":")
-    deck = bot.app.quiz.decks.get("basics")
+    deck = bot.app.services.catalog.decks.get("basics")
     assert deck is not None
     question = deck.question(question_id)
     assert question is not None

@@ -34,7 +34,7 @@ def buttons(message: dict[str, object]) -> list[dict[str, object]]:
 
 
 async def _tick(bot: DiscordBot) -> list[int]:
-    report = await bot.app.scheduler.tick()
+    report = await bot.app.services.scheduler.tick()
     return report.posted
 
 
@@ -154,7 +154,7 @@ async def test_a_channel_the_bot_cannot_post_in(make_bot: BotFactory, fake: Fake
     )
 
     clock.set(AT_NINE)
-    report = await bot.app.scheduler.tick()
+    report = await bot.app.services.scheduler.tick()
     assert report.posted == [] and len(report.failed) == 1
     assert fake.posts_in(OTHER.id) == []
     reason = "Discord answered 403 Missing Access: the bot may not see or post in the channel"
@@ -174,7 +174,7 @@ async def test_a_channel_the_bot_cannot_post_in(make_bot: BotFactory, fake: Fake
     fake.closed_dms.add(str(ADMIN.id))
     fake.gone_channels.add(str(OTHER.id))
     clock.set(AT_NINE + timedelta(days=1))
-    report = await bot.app.scheduler.tick()
+    report = await bot.app.services.scheduler.tick()
     assert len(report.failed) == 1
     show = await bot.run("quizadmin", "show", subgroup="schedule", by=ADMIN)
     assert (

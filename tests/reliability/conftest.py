@@ -599,7 +599,7 @@ async def make_live(tmp_path: Path, decks: Path) -> AsyncIterator[LiveFactory]:
         )
         config = parse_config(text, "test.toml", folder, env)
         app = await build_app(config, store=store)
-        bot = build_slack(app, refresh_interval=refresh_interval)
+        bot = build_slack(app.services, refresh_interval=refresh_interval)
         await bot.prepare()
         runner = web.AppRunner(web_app(bot))
         await runner.setup()
@@ -607,7 +607,7 @@ async def make_live(tmp_path: Path, decks: Path) -> AsyncIterator[LiveFactory]:
         base = f"http://127.0.0.1:{runner.addresses[0][1]}"
         stack = contextlib.AsyncExitStack()
         ops_port = await stack.enter_async_context(
-            ops_listener(app.healthy, app.metrics, "127.0.0.1", 0)
+            ops_listener(app.store.writable, app.services.metrics, "127.0.0.1", 0)
         )
         # A connection per request: no server task outlives its request (see `settle`).
         session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0, force_close=True))

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.bootstrap import capabilities
 from bot.decks.loading import load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
@@ -21,7 +22,8 @@ from bot.observability.metrics import Metrics
 from bot.service.admission import Admission
 from bot.service.clicks import Answer, Answered, Outcome, Refused, Stale
 from bot.service.intake import Click, Intake
-from bot.service.quiz import Quiz
+from bot.service.ports import QuizStore
+from bot.service.services import Capabilities
 from bot.storage.memory import MemoryStore
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
@@ -43,28 +45,33 @@ class Editor:
 
 
 @pytest.fixture
-def quiz() -> Quiz:
+def store() -> QuizStore:
+    return MemoryStore()
+
+
+@pytest.fixture
+def quiz(store: QuizStore) -> Capabilities:
     report = load_decks([QUESTIONS])
     assert report.ok and report.decks, report.summary()
     clock = ManualClock(datetime(2026, 3, 2, 9, tzinfo=UTC))
-    return Quiz(
-        store=MemoryStore(), decks=DeckLibrary(report.decks), clock=clock, rng=random.Random(5)
-    )
+    library = DeckLibrary(report.decks)
+    return capabilities(store=store, decks=library, clock=clock, rng=random.Random(5))
 
 
-def intake(quiz: Quiz, admission: Admission, posts: Counted, metrics: Metrics) -> Intake:
+def intake(quiz: Capabilities, admission: Admission, posts: Counted, metrics: Metrics) -> Intake:
     return Intake(quiz, admission, posts, metrics, "slack")  # type: ignore[arg-type]
 
 
 async def test_an_answer_is_stored_then_acknowledged_then_answered_then_recorded(
-    quiz: Quiz,
+    quiz: Capabilities,
+    store: QuizStore,
 ) -> None:
-    view = await quiz.post(HOST, "C1")
+    view = await quiz.answering.post(HOST, "C1")
     right = view.post.order.index(view.question.answer)
     posts, metrics, seen = Counted(), Metrics(), []
 
     async def ack() -> None:
-        seen.append(("ack", await quiz.store.answer_count(view.post.id)))
+        seen.append(("ack", await store.answer_count(view.post.id)))
 
     async def reply(said: Outcome) -> None:
         assert isinstance(said, Answered) and said.result.correct
@@ -77,7 +84,7 @@ async def test_an_answer_is_stored_then_acknowledged_then_answered_then_recorded
     assert 'quizbot_clicks_total{outcome="new",platform="slack"} 1.0' in _metrics(metrics)
 
 
-async def test_a_refusal_is_acknowledged_and_told(quiz: Quiz) -> None:
+async def test_a_refusal_is_acknowledged_and_told(quiz: Capabilities, store: QuizStore) -> None:
     said: list[Outcome] = []
     acked: list[bool] = []
 
@@ -96,8 +103,10 @@ async def test_a_refusal_is_acknowledged_and_told(quiz: Quiz) -> None:
     assert handled == clicklog.Handled("stale", 7)
 
 
-async def test_a_click_while_stopping_is_not_acknowledged_nor_stored(quiz: Quiz) -> None:
-    view = await quiz.post(HOST, "C1")
+async def test_a_click_while_stopping_is_not_acknowledged_nor_stored(
+    quiz: Capabilities, store: QuizStore
+) -> None:
+    view = await quiz.answering.post(HOST, "C1")
     admission = Admission()
     admission.close()
 
@@ -106,13 +115,14 @@ async def test_a_click_while_stopping_is_not_acknowledged_nor_stored(quiz: Quiz)
 
     click = Click(ANA, Answer(view.post.id, 0), 0.0, view.post.id, Editor())
     assert await intake(quiz, admission, Counted(), Metrics()).handle(click, never, never) is None
-    assert await quiz.store.answer_count(view.post.id) == 0
+    assert await store.answer_count(view.post.id) == 0
 
 
 async def test_a_reply_that_cannot_be_sent_is_recorded_as_an_error_and_the_answer_stays(
-    quiz: Quiz,
+    quiz: Capabilities,
+    store: QuizStore,
 ) -> None:
-    view = await quiz.post(HOST, "C1")
+    view = await quiz.answering.post(HOST, "C1")
 
     async def fails(_: Outcome) -> None:
         raise ConnectionError("response_url unreachable")
@@ -120,7 +130,7 @@ async def test_a_reply_that_cannot_be_sent_is_recorded_as_an_error_and_the_answe
     click = Click(ANA, Answer(view.post.id, 0), 0.0, view.post.id, Editor())
     handled = await intake(quiz, Admission(), Counted(), Metrics()).handle(click, fails)
     assert handled == clicklog.Handled("error", view.post.id)
-    assert await quiz.store.answer_count(view.post.id) == 1
+    assert await store.answer_count(view.post.id) == 1
 
 
 def _metrics(metrics: Metrics) -> str:

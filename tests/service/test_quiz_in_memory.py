@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.bootstrap import capabilities
 from bot.decks.loading import load_decks
 from bot.decks.model import DeckLibrary
 from bot.domain.actor import Actor
@@ -16,7 +17,7 @@ from bot.domain.clock import ManualClock
 from bot.domain.leaderboard import Period
 from bot.domain.records import AnswerStatus, Totals
 from bot.domain.run import RunStep
-from bot.service.quiz import Quiz
+from bot.service.services import Capabilities
 from bot.storage.memory import MemoryStore
 
 QUESTIONS = Path(__file__).resolve().parents[2] / "questions"
@@ -30,40 +31,40 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-def quiz(clock: ManualClock) -> Quiz:
+def quiz(clock: ManualClock) -> Capabilities:
     report = load_decks([QUESTIONS])
     assert report.ok and report.decks, report.summary()
     library = DeckLibrary(report.decks)
-    return Quiz(store=MemoryStore(), decks=library, clock=clock, rng=random.Random(5))
+    return capabilities(store=MemoryStore(), decks=library, clock=clock, rng=random.Random(5))
 
 
-async def test_post_answer_reveal_and_leaderboard(quiz: Quiz, clock: ManualClock) -> None:
-    view = await quiz.post(HOST, "C1")
+async def test_post_answer_reveal_and_leaderboard(quiz: Capabilities, clock: ManualClock) -> None:
+    view = await quiz.answering.post(HOST, "C1")
     right = view.post.order.index(view.question.answer)
     wrong = (right + 1) % len(view.post.order)
     clock.advance(timedelta(minutes=1))
 
-    ana = await quiz.answer(ANA, view.post.id, right)
+    ana = await quiz.answering.answer(ANA, view.post.id, right)
     assert (ana.status, ana.correct, ana.totals) == (AnswerStatus.NEW, True, Totals(1, 1, 1))
-    again = await quiz.answer(ANA, view.post.id, wrong)  # the first click stands
+    again = await quiz.answering.answer(ANA, view.post.id, wrong)  # the first click stands
     assert (again.status, again.correct) == (AnswerStatus.DUPLICATE, True)
-    bo = await quiz.answer(BO, view.post.id, wrong)
+    bo = await quiz.answering.answer(BO, view.post.id, wrong)
     assert (bo.status, bo.correct, bo.totals) == (AnswerStatus.NEW, False, Totals(1, 0, 0))
 
-    reveal = await quiz.close(HOST, "C1")
+    reveal = await quiz.answering.close(HOST, "C1")
     assert reveal.closed_now and reveal.total == 2 and reveal.right_share == 0.5
-    late = await quiz.answer(Actor(SERVER, "cy"), view.post.id, right)
+    late = await quiz.answering.answer(Actor(SERVER, "cy"), view.post.id, right)
     assert late.status is AnswerStatus.CLOSED
 
-    board = await quiz.leaderboard(BO, Period.WEEK)
+    board = await quiz.boards.leaderboard(BO, Period.WEEK)
     assert [(r.user_id, r.points, r.rank) for r in board.rows] == [("ana", 1, 1)]
     assert board.me is None  # no points, so not ranked
 
 
 async def test_a_run_scores_first_meetings_and_ranks_with_posts(
-    quiz: Quiz, clock: ManualClock
+    quiz: Capabilities, clock: ManualClock
 ) -> None:
-    step = await quiz.start_run(BO)
+    step = await quiz.runs.start_run(BO)
     assert isinstance(step, RunStep)
     rights = 0
     while step is not None:
@@ -71,19 +72,23 @@ async def test_a_run_scores_first_meetings_and_ranks_with_posts(
         choice = question.answer if rights < 2 else (question.answer + 1) % len(question.choices)
         rights += choice == question.answer
         clock.advance(timedelta(seconds=30))
-        feedback = await quiz.run_answer(BO, step.run.id, question.id, step.order.index(choice))
+        feedback = await quiz.runs.run_answer(
+            BO, step.run.id, question.id, step.order.index(choice)
+        )
         step = feedback.next
     assert feedback.summary is not None and feedback.summary.points == 2
 
-    replay = await quiz.start_run(BO)  # practice: the same questions score nothing again
+    replay = await quiz.runs.start_run(BO)  # practice: the same questions score nothing again
     assert isinstance(replay, RunStep)
     first = replay.question
-    feedback = await quiz.run_answer(BO, replay.run.id, first.id, replay.order.index(first.answer))
+    feedback = await quiz.runs.run_answer(
+        BO, replay.run.id, first.id, replay.order.index(first.answer)
+    )
     assert feedback.correct and feedback.answer.points == 0
 
-    view = await quiz.post(HOST, "C1")
-    await quiz.answer(ANA, view.post.id, view.post.order.index(view.question.answer))
-    board = await quiz.leaderboard(ANA, Period.ALL)
+    view = await quiz.answering.post(HOST, "C1")
+    await quiz.answering.answer(ANA, view.post.id, view.post.order.index(view.question.answer))
+    board = await quiz.boards.leaderboard(ANA, Period.ALL)
     assert [(r.user_id, r.points, r.rank) for r in board.rows] == [("bo", 2, 1), ("ana", 1, 2)]
-    stats = await quiz.stats(BO)
+    stats = await quiz.boards.stats(BO)
     assert (stats.totals.points, stats.rank) == (2, 1)

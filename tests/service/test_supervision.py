@@ -184,7 +184,7 @@ async def test_no_fault_of_the_database_ends_quizbot_run(
     slack_cancelled = asyncio.Event()
 
     async def run_slack(services: object) -> None:
-        app.register_delivery("slack", delivery)
+        app.services.deliveries.register("slack", delivery)
         up.set()
         try:
             await asyncio.Event().wait()
@@ -193,8 +193,8 @@ async def test_no_fault_of_the_database_ends_quizbot_run(
             raise
 
     monkeypatch.setattr("bot.slack.runner.run_slack", run_slack)
-    monkeypatch.setattr(app, "reload_on_sighup", lambda: None)
-    await app.games.start(Actor("slack:T1", "host"), "C1", "demo", 1, 10)
+    monkeypatch.setattr("bot.bootstrap.reload_on_sighup", lambda catalog: None)
+    await app.services.games.start(Actor("slack:T1", "host"), "C1", "demo", 1, 10)
     flaky.failing.update(claim_game=-1, enabled_schedules=-1)
     running = asyncio.create_task(run_platforms(app))
     try:

@@ -140,7 +140,7 @@ class Slack:
     async def right_shown(self, post_id: int) -> int:
         post = await self.app.store.post(post_id)
         assert post is not None
-        deck = self.app.quiz.decks.get(post.deck_id)
+        deck = self.app.services.catalog.decks.get(post.deck_id)
         assert deck is not None
         question = deck.question(post.question_id)
         assert question is not None
@@ -236,7 +236,7 @@ admins = {list(admins)!r}
             env,
         )
         app = await build_app(config, library=library(), clock=clock)
-        bot = build_slack(app, refresh_interval=refresh_interval)
+        bot = build_slack(app.services, refresh_interval=refresh_interval)
         await bot.prepare()
         runner = web.AppRunner(web_app(bot))
         await runner.setup()

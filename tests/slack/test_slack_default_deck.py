@@ -40,7 +40,8 @@ async def test_an_admin_sets_the_default_and_post_and_game_play_it(
 ) -> None:
     slack = await make_slack(clock=ManualClock(START))
     assert slack.bot.delivery is not None
-    slack.app.register_delivery("slack", slack.bot.delivery)  # what run_slack does once up
+    # What run_slack does once up:
+    slack.app.services.deliveries.register("slack", slack.bot.delivery)
     slack.fake.admins.add("UADMIN")
 
     assert await say(slack, "deck default", user="U2") == (
@@ -67,7 +68,7 @@ async def test_an_admin_sets_the_default_and_post_and_game_play_it(
 
     started = await say(slack, "game 2 10", user="U2")
     assert started == "Game on! The first question comes in a few seconds."
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     assert channel_posts(slack)[-1].startswith(f"🎮 Quiz game: {SEED_TITLE}")
 
     decks = await say(slack, "decks", user="U2")

@@ -23,7 +23,8 @@ async def started(
     clock = ManualClock(START)
     slack = await make_slack(clock=clock)
     assert slack.bot.delivery is not None
-    slack.app.register_delivery("slack", slack.bot.delivery)  # what run_slack does once up
+    # What run_slack does once up:
+    slack.app.services.deliveries.register("slack", slack.bot.delivery)
     sent = await slack.tester.command(words, user="U1")
     reply = await slack.fake.reply(sent.key)
     assert reply["response_type"] == "ephemeral"
@@ -42,7 +43,7 @@ def blocks_of(call: Call) -> list[dict[str, Any]]:
 async def next_question(slack: Slack, clock: ManualClock) -> tuple[int, list[dict[str, Any]]]:
     """Moves to the next question's time; its post id and blocks."""
     clock.advance(timedelta(seconds=5))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     message = posted(slack)[-1]
     value = buttons(blocks_of(message))[0]["value"]
     return int(value.split(":")[1]), blocks_of(message)
@@ -59,7 +60,7 @@ async def click(slack: Slack, post_id: int, shown: int, user: str) -> str:
 
 async def test_a_game_of_three_questions_with_six_players(make_slack: SlackFactory) -> None:
     slack, clock = await started(make_slack)
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     (announcement,) = posted(slack)
     text = all_text(blocks_of(announcement))
     assert "🎮 Quiz game: Team <Quiz> & Co" in text
@@ -91,7 +92,7 @@ async def test_a_game_of_three_questions_with_six_players(make_slack: SlackFacto
         assert again.startswith("🔒 Your first click stands:")
 
         clock.advance(timedelta(seconds=10))
-        await slack.app.games.tick()
+        await slack.app.services.games.tick()
         reveal = slack.fake.api("chat.update")[-1]
         shown_text = all_text(reveal.params["blocks"])
         assert not buttons(reveal.params["blocks"])
@@ -128,7 +129,7 @@ async def test_refusals_and_a_stop_that_reveals_and_gives_the_results(
     )
     assert "একটা গেমে ১ থেকে ৫০টা প্রশ্ন থাকতে পারে" in all_text(bad["blocks"])
 
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     post_id, _ = await next_question(slack, clock)
     right = await slack.right_shown(post_id)
     said = await click(slack, post_id, right, "U3")
@@ -141,7 +142,7 @@ async def test_refusals_and_a_stop_that_reveals_and_gives_the_results(
     by_admin = await slack.tester.command("game stop", user="UCONFIGADMIN")
     stopping = await slack.fake.reply(by_admin.key)
     assert all_text(stopping["blocks"]).startswith("Stopping the game:")
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     reveal = slack.fake.api("chat.update")[-1]
     assert "1 answered · 100% got it right" in all_text(reveal.params["blocks"])
     results = all_text(blocks_of(posted(slack)[-1]))

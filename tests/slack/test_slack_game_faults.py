@@ -62,10 +62,11 @@ async def started(make_slack: SlackFactory, rounds: int = 2) -> tuple[Slack, Man
     clock = ManualClock(START)
     slack = await make_slack(clock=clock)
     assert slack.bot.delivery is not None
-    slack.app.register_delivery("slack", slack.bot.delivery)  # what run_slack does once up
+    # What run_slack does once up:
+    slack.app.services.deliveries.register("slack", slack.bot.delivery)
     sent = await slack.tester.command(f"game {TEST_DECK} {rounds} 10", user="U1")
     await slack.fake.reply(sent.key)
-    await slack.app.games.tick()  # the announcement
+    await slack.app.services.games.tick()  # the announcement
     return slack, clock
 
 
@@ -99,7 +100,7 @@ async def test_a_question_slack_failed_to_post_is_asked_again_and_the_game_goes_
     slack, clock = await started(make_slack)
     web_faults["chat.postMessage"] = [fault]
     clock.advance(timedelta(seconds=5))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     refused, shown = in_channel(slack)[1:]
     assert refused.status == (500 if fault == 500 else 200) and shown.answer["ok"]  # type: ignore[index]
     first_try = await slack.app.store.post(post_id_of(refused.params))
@@ -111,9 +112,9 @@ async def test_a_question_slack_failed_to_post_is_asked_again_and_the_game_goes_
     assert said.startswith("🔒 Locked in: ")
     for _ in range(2):
         clock.advance(timedelta(seconds=10))
-        await slack.app.games.tick()
+        await slack.app.services.games.tick()
         clock.advance(timedelta(seconds=5))
-        await slack.app.games.tick()
+        await slack.app.services.games.tick()
     results = all_text(questions(slack)[-1]["blocks"])
     assert "🏆 Final results" in results and "🥇 <@U2> · 1" in results
 
@@ -123,13 +124,13 @@ async def test_a_channel_that_stops_taking_the_bot_ends_the_game_and_its_starter
 ) -> None:
     slack, clock = await started(make_slack, rounds=3)
     clock.advance(timedelta(seconds=5))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     (question,) = [q for q in questions(slack) if buttons(q["blocks"])]
     post_id = post_id_of(question)
     await click(slack, post_id, await slack.right_shown(post_id), "U2")
     slack.fake.refuse_channels.add("C1")  # the bot was removed from the channel
     clock.advance(timedelta(seconds=10))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     assert await slack.app.store.running_game("slack:T1", "C1") is None
     (dm,) = [c for c in slack.fake.api("chat.postMessage") if c.params["channel"] == "U1"]
     assert dm.params["text"] == (
@@ -139,7 +140,7 @@ async def test_a_channel_that_stops_taking_the_bot_ends_the_game_and_its_starter
     )
     tried = len(in_channel(slack))
     clock.advance(timedelta(seconds=30))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     assert len(in_channel(slack)) == tried  # over: nothing more is sent there
 
 
@@ -148,7 +149,7 @@ async def test_an_open_game_question_shows_in_no_stats_and_no_leaderboard(
 ) -> None:
     slack, clock = await started(make_slack, rounds=1)
     clock.advance(timedelta(seconds=5))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     (question,) = [q for q in questions(slack) if buttons(q["blocks"])]
     post_id = post_id_of(question)
 
@@ -160,6 +161,6 @@ async def test_an_open_game_question_shows_in_no_stats_and_no_leaderboard(
     await click(slack, post_id, await slack.right_shown(post_id), "U2")
     assert [await seen("stats"), await seen("leaderboard all")] == before  # nothing to learn
     clock.advance(timedelta(seconds=10))
-    await slack.app.games.tick()
+    await slack.app.services.games.tick()
     after = [await seen("stats"), await seen("leaderboard all")]
     assert after != before and "<@U2> · 1" in after[1]

@@ -14,6 +14,7 @@ from typing import Any
 from bot.domain.actor import Actor
 from bot.domain.review import card_key
 from bot.presentation.report_messages import digest_messages
+from bot.service.deliveries import Deliveries
 from bot.service.problem_digest import ProblemDigest
 from tests.slack.conftest import TEST_DECK, Slack
 
@@ -29,7 +30,7 @@ SHOWN = (
 
 
 async def reported(slack: Slack) -> None:
-    await slack.app.quiz.report_problem(
+    await slack.app.services.authoring.report_problem(
         Actor(SERVER, "U9"), card_key(TEST_DECK, "sky"), "other", TYPED
     )
 
@@ -52,8 +53,10 @@ def assert_inert(shown: dict[str, Any]) -> None:
 async def test_the_daily_summary_shows_a_typed_link_and_mention_as_text(slack: Slack) -> None:
     await reported(slack)
     assert slack.bot.delivery is not None
+    store, services = slack.app.store, slack.app.services
+    deliveries = Deliveries({"slack": slack.bot.delivery})
     digest = ProblemDigest(
-        slack.app.store, slack.app.quiz, {"slack": slack.bot.delivery}, digest_messages
+        services.catalog, services.clock, store, store, store, deliveries, digest_messages
     )
     assert await digest.send(datetime.now(UTC)) == [SERVER]
 

@@ -9,7 +9,7 @@ from urllib.parse import urlencode, urlsplit
 
 import pytest
 
-from bot.service.quiz import Quiz
+from bot.service.answering import Answering
 from tests.slack.conftest import TEST_DECK, Slack
 from tests.slack.harness import all_text
 
@@ -221,7 +221,7 @@ async def test_an_unexpected_error_is_logged_and_apologised_for(
     async def broken(*args: object, **kwargs: object) -> None:
         raise RuntimeError("database on fire")
 
-    monkeypatch.setattr(Quiz, "answer", broken)
+    monkeypatch.setattr(Answering, "answer", broken)
     sent = await slack.tester.click("quiz_answer_A", f"p:{post_id}:0")
     assert sent.status == 200
     reply = await slack.fake.reply(sent.key)

@@ -13,6 +13,7 @@ from bot.domain.clock import ManualClock
 from bot.domain.problems import Reason
 from bot.domain.review import card_key
 from bot.presentation.report_messages import digest_messages
+from bot.service.deliveries import Deliveries
 from bot.service.problem_digest import ProblemDigest
 from tests.slack.conftest import TEST_DECK, Slack, SlackFactory
 from tests.slack.harness import Sent, all_text, buttons, report_submission
@@ -104,7 +105,7 @@ async def test_two_misses_are_reviewed_privately_and_come_back_only_when_due(
 
     later = await slack.fake.reply((await slack.tester.command("review", user="U7")).key)
     assert "Nothing more to review today." in all_text(later["blocks"])
-    points = (await slack.app.quiz.stats(Actor(SERVER, "U7"))).totals.points
+    points = (await slack.app.services.boards.stats(Actor(SERVER, "U7"))).totals.points
     assert points == 1  # "sky" in the run; review never scores
 
     clock.advance(timedelta(days=1))
@@ -183,7 +184,7 @@ async def test_report_a_problem_opens_a_form_and_stores_what_was_sent(slack: Sla
     assert answer["response_action"] == "update"
     assert "Thank you" in all_text(answer["view"]["blocks"])
     [stored] = await slack.app.store.problem_reports(SERVER)
-    deck = slack.app.quiz.deck(TEST_DECK)
+    deck = slack.app.services.catalog.deck(TEST_DECK)
     assert (stored.user_id, stored.question_id, stored.reason, stored.text) == (
         "U9",
         "capital",
@@ -204,12 +205,14 @@ async def test_report_a_problem_opens_a_form_and_stores_what_was_sent(slack: Sla
 
 
 async def test_the_daily_summary_reaches_the_configured_admin_as_a_dm(slack: Slack) -> None:
-    await slack.app.quiz.report_problem(
+    await slack.app.services.authoring.report_problem(
         Actor(SERVER, "U9"), card_key(TEST_DECK, "sky"), "typo", "nil\x1fU1\x1f <!channel>"
     )
     assert slack.bot.delivery is not None
+    store, services = slack.app.store, slack.app.services
+    deliveries = Deliveries({"slack": slack.bot.delivery})
     digest = ProblemDigest(
-        slack.app.store, slack.app.quiz, {"slack": slack.bot.delivery}, digest_messages
+        services.catalog, services.clock, store, store, store, deliveries, digest_messages
     )
     assert await digest.send(datetime.now(UTC)) == [SERVER]
     dm = slack.fake.api("chat.postMessage")[-1].params

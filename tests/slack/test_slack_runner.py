@@ -1,4 +1,5 @@
-"""`run_slack(app)`: Socket Mode through a local socket-mode server, and HTTP mode on a port."""
+"""`run_slack(services)`: Socket Mode through a local socket-mode server, and HTTP mode on a
+port."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def _slash_payload(response_url: str, text: str) -> dict[str, str]:
 async def test_socket_mode_acks_the_envelope_and_replies(make_slack: SlackFactory) -> None:
     slack = await make_slack(mode="socket")
     fake = slack.fake
-    task = asyncio.create_task(run_slack(slack.app))
+    task = asyncio.create_task(run_slack(slack.app.services))
     try:
         await fake.until(lambda: bool(fake.api("apps.connections.open")))
         envelope = {
@@ -81,7 +82,7 @@ async def test_http_mode_serves_slack_events_on_the_configured_port(
 ) -> None:
     port = _free_port()
     slack = await make_slack(mode="http", port=port)
-    task = asyncio.create_task(run_slack(slack.app))
+    task = asyncio.create_task(run_slack(slack.app.services))
     try:
         url = f"http://127.0.0.1:{port}/slack/events"
         async with aiohttp.ClientSession() as session:
@@ -95,7 +96,7 @@ async def test_http_mode_serves_slack_events_on_the_configured_port(
             assert sent.status == 200
             reply = await slack.fake.reply(sent.key)
             assert "quizbot: a question at a time" in all_text(reply["blocks"])
-            delivery = slack.app.scheduler.deliveries["slack"]  # daily questions go out now
+            delivery = slack.app.services.deliveries.get("slack")  # daily questions go out now
             assert isinstance(delivery, SlackDelivery)
             forged = await tester.send(
                 "text=help", "application/x-www-form-urlencoded", signature="v0=00"
@@ -162,7 +163,7 @@ async def test_a_refused_bot_token_stops_the_start_and_names_it(
     slack = await make_slack(mode="socket")
     slack.fake.tokens.clear()  # Slack no longer knows the bot token
     with pytest.raises(SlackSetupError, match=r"Slack refused SLACK_BOT_TOKEN \(invalid_auth\)"):
-        await asyncio.wait_for(run_slack(slack.app), 10)
+        await asyncio.wait_for(run_slack(slack.app.services), 10)
     assert len(slack.fake.api("auth.test")) == 1
     assert not slack.fake.api("apps.connections.open")
 
@@ -174,7 +175,7 @@ async def test_a_refused_app_token_stops_the_start_and_names_it(
     slack.fake.app_tokens.clear()
     started = time.perf_counter()
     with pytest.raises(SlackSetupError, match=r"Slack refused SLACK_APP_TOKEN \(invalid_auth\)"):
-        await asyncio.wait_for(run_slack(slack.app), 10)
+        await asyncio.wait_for(run_slack(slack.app.services), 10)
     assert time.perf_counter() - started < 3.0  # no reconnect loop
     assert len(slack.fake.api("apps.connections.open")) == 1
     assert [c.token for c in slack.fake.api("auth.test")] == [BOT_TOKEN]
@@ -186,7 +187,7 @@ async def test_an_unreachable_slack_is_a_setup_error(make_slack: SlackFactory) -
     with pytest.raises(
         SlackSetupError, match=r"cannot reach the Slack Web API at http://127\.0\.0\.1"
     ):
-        await asyncio.wait_for(run_slack(slack.app), 20)
+        await asyncio.wait_for(run_slack(slack.app.services), 20)
 
 
 async def test_no_token_at_all_is_a_setup_error(tmp_path: Path) -> None:
@@ -203,7 +204,7 @@ async def test_no_token_at_all_is_a_setup_error(tmp_path: Path) -> None:
     app = await build_app(config, library=library())
     try:
         with pytest.raises(SlackSetupError, match="SLACK_BOT_TOKEN"):
-            build_slack(app)
+            build_slack(app.services)
     finally:
         await app.close()
 

@@ -13,7 +13,7 @@ from tests.slack.harness import all_text, buttons
 async def _right_button(slack: Slack, blocks: list[dict[str, Any]]) -> dict[str, Any]:
     run_buttons = [b for b in buttons(blocks) if b["action_id"].startswith("quiz_run_")]
     _, run_id, question_id, _ = run_buttons[0]["value"].split(":")
-    deck = slack.app.quiz.decks.get(SEED_DECK)
+    deck = slack.app.services.catalog.decks.get(SEED_DECK)
     assert deck is not None
     question = deck.question(question_id)
     assert question is not None
@@ -46,7 +46,7 @@ async def test_a_full_run_scores_8_of_8(slack: Slack) -> None:
     assert "*Your score: 8/8*" in text
     assert "No misses. Well done!" in text
     assert [b["action_id"] for b in buttons(reply["blocks"])] == ["quiz_report"]
-    stats = await slack.app.quiz.stats(Actor("slack:T1", "U1"))
+    stats = await slack.app.services.boards.stats(Actor("slack:T1", "U1"))
     assert stats.totals.points == 8
 
 
@@ -56,7 +56,7 @@ async def test_a_wrong_run_answer_teaches_and_goes_on(slack: Slack) -> None:
     first = buttons(reply["blocks"])
     _, run_id, question_id, _ = first[0]["value"].split(":")
     assert question_id == "capital"
-    deck = slack.app.quiz.decks.get(TEST_DECK)
+    deck = slack.app.services.catalog.decks.get(TEST_DECK)
     assert deck is not None
     order = run_order(int(run_id), deck.questions[0])
     wrong = order.index(2)  # Marseille

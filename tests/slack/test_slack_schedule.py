@@ -30,7 +30,8 @@ async def _slack(make_slack: SlackFactory, clock: ManualClock, **kwargs: Any) ->
     slack = await make_slack(clock=clock, **kwargs)
     slack.fake.admins.add(ADMIN)
     assert slack.bot.delivery is not None
-    slack.app.register_delivery("slack", slack.bot.delivery)  # what run_slack does once up
+    # What run_slack does once up:
+    slack.app.services.deliveries.register("slack", slack.bot.delivery)
     return slack
 
 
@@ -44,7 +45,7 @@ async def _tick_at(slack: Slack, clock: ManualClock, when: datetime) -> list[Cal
     """Moves the clock to `when`, runs one scheduler tick; the chat.postMessage calls it made."""
     before = len(slack.fake.api("chat.postMessage"))
     clock.set(when)
-    await slack.app.scheduler.tick()
+    await slack.app.services.scheduler.tick()
     return slack.fake.api("chat.postMessage")[before:]
 
 

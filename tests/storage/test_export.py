@@ -8,9 +8,9 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
-from bot.service.quiz import Quiz
 from bot.storage.export import export_server
 from tests import factories
 from tests.storage.databases import Database
@@ -24,21 +24,23 @@ def rows(path: Path) -> list[dict[str, str]]:
 async def test_export_answers_and_leaderboards(db: Database, tmp_path: Path) -> None:
     store = await db.open()
     clock = ManualClock(datetime(2026, 5, 1, 9, tzinfo=UTC))
-    quiz = Quiz(store=store, decks=factories.library(), clock=clock, rng=random.Random(3))
+    quiz = capabilities(store=store, decks=factories.library(), clock=clock, rng=random.Random(3))
     admin = Actor("slack:T1", "boss", is_admin=True)
 
     async def answer(name: str, right: bool, server: str = "slack:T1") -> None:
-        view = await quiz.post(Actor(server, "poster"), f"C{clock.now().timestamp()}", "demo", "q1")
+        view = await quiz.answering.post(
+            Actor(server, "poster"), f"C{clock.now().timestamp()}", "demo", "q1"
+        )
         clock.advance(timedelta(minutes=1))
         index = view.question.answer if right else (view.question.answer + 1) % 3
-        await quiz.answer(Actor(server, name), view.post.id, view.post.order.index(index))
-        await quiz.close(Actor(server, "poster"), post_id=view.post.id)
+        await quiz.answering.answer(Actor(server, name), view.post.id, view.post.order.index(index))
+        await quiz.answering.close(Actor(server, "poster"), post_id=view.post.id)
 
     await answer("ana", True)
     await answer("=HYPERLINK(1)", True)  # a name a spreadsheet would run as a formula
     await answer("bo", False)
     await answer("other-server", True, server="discord:9")
-    await quiz.reset(admin, confirms=1)
+    await quiz.membership.reset(admin, confirms=1)
     await answer("bo", True)
 
     written = await export_server(db.url, "slack:T1", tmp_path, schema=db.schema)
@@ -76,9 +78,9 @@ async def test_export_answers_and_leaderboards(db: Database, tmp_path: Path) -> 
 async def test_a_server_with_nothing_stored_gets_no_files(db: Database, tmp_path: Path) -> None:
     store = await db.open()
     clock = ManualClock(datetime(2026, 5, 1, 9, tzinfo=UTC))
-    quiz = Quiz(store=store, decks=factories.library(), clock=clock, rng=random.Random(3))
-    view = await quiz.post(Actor("slack:T1", "poster"), "C1", "demo", "q1")
-    await quiz.answer(Actor("slack:T1", "ana"), view.post.id, 0)
+    quiz = capabilities(store=store, decks=factories.library(), clock=clock, rng=random.Random(3))
+    view = await quiz.answering.post(Actor("slack:T1", "poster"), "C1", "demo", "q1")
+    await quiz.answering.answer(Actor("slack:T1", "ana"), view.post.id, 0)
     await store.close()
 
     assert await export_server(db.url, "slack:T2", tmp_path, schema=db.schema) == {}

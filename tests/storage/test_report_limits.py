@@ -12,12 +12,12 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy.engine import Connection
 
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.errors import QuizError
 from bot.domain.problems import DAILY_REPORTS
 from bot.domain.review import card_key
-from bot.service.quiz import Quiz
 from bot.storage.engine import MIGRATIONS, store_engine, upgrade
 from bot.storage.tables import problem_reports
 from tests import factories
@@ -32,11 +32,14 @@ async def test_reports_sent_at_once_by_one_person_store_at_most_the_limit(db: Da
     decks = factories.library(factories.deck("demo", n=FORMS))
     clock = ManualClock(AT)
     stores = [await db.open(), await db.open()]
-    quizzes = [Quiz(store=store, decks=decks, clock=clock) for store in stores]
+    quizzes = [capabilities(store=store, decks=decks, clock=clock) for store in stores]
     person = Actor(SERVER, "flooder")
     # Twelve questions, each reported twice: both limits are raced at once.
     keys = [card_key("demo", f"q{n % 12 + 1}") for n in range(FORMS)]
-    forms = (quizzes[n % 2].report_problem(person, keys[n], "typo", f"{n}") for n in range(FORMS))
+    forms = (
+        quizzes[n % 2].authoring.report_problem(person, keys[n], "typo", f"{n}")
+        for n in range(FORMS)
+    )
     outcomes = await asyncio.gather(*forms, return_exceptions=True)
     stored = await stores[0].problem_reports(SERVER)
     refused = [o for o in outcomes if isinstance(o, QuizError)]

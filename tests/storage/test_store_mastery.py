@@ -15,6 +15,7 @@ from typing import Any
 from sqlalchemy import delete
 from sqlalchemy.engine import Connection
 
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import ManualClock
 from bot.domain.records import Standing
@@ -22,7 +23,6 @@ from bot.domain.review import cards_of
 from bot.presentation.locales import text
 from bot.presentation.review_messages import mastery_board_message
 from bot.service.ports import QuizStore
-from bot.service.quiz import Quiz
 from bot.storage.mastery import keep_played
 from bot.storage.memory import MemoryStore
 from bot.storage.scores import Scored, add_points
@@ -277,7 +277,7 @@ async def test_hidden_players_are_hidden_and_forgotten_ones_gone(any_store: Quiz
     await history.run("bo", {"q1": True, "q2": True})
     await history.run("cy", {"q1": True})
     await any_store.set_hidden(S, "ana", True)
-    quiz = Quiz(
+    quiz = capabilities(
         store=any_store,
         decks=factories.library(factories.deck(DECK, n=3)),
         clock=ManualClock(history.tick()),
@@ -287,13 +287,13 @@ async def test_hidden_players_are_hidden_and_forgotten_ones_gone(any_store: Quiz
     def mention(user: str) -> str:
         return f"<@{user}>"
 
-    seen_by_cy = await quiz.mastery_board(Actor(S, "cy"))
+    seen_by_cy = await quiz.boards.mastery_board(Actor(S, "cy"))
     _, lines, you = mastery_board_message(seen_by_cy, mention)
     hidden = text(seen_by_cy.locale, "leaderboard.hidden")
     assert hidden in lines[0] and "<@ana>" not in " ".join(lines)
     assert "<@bo>" in lines[1] and "<@cy>" in lines[2] and you is None
     assert [(r.points, r.rank) for r in seen_by_cy.rows] == [(3, 1), (2, 2), (1, 3)]
-    seen_by_ana = await quiz.mastery_board(Actor(S, "ana"))
+    seen_by_ana = await quiz.boards.mastery_board(Actor(S, "ana"))
     assert "<@ana>" in mastery_board_message(seen_by_ana, mention)[1][0]
 
     assert await any_store.forget_user(S, "ana") > 0

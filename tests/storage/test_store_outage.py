@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import SystemClock
 from bot.domain.errors import QuizError
 from bot.domain.records import AnswerStatus
-from bot.service.quiz import Quiz
 from bot.storage import database_url, open_store
 from tests import factories
 from tests.storage.databases import POSTGRES_URL
@@ -79,17 +79,17 @@ async def test_postgresql_cut_mid_burst_then_back(pg_schema: str) -> None:
     await proxy.start()
     url = target.set(host="127.0.0.1", port=proxy.port).render_as_string(hide_password=False)
     store = await open_store(url, schema=pg_schema)
-    quiz = Quiz(store=store, decks=factories.library(), clock=SystemClock())
+    quiz = capabilities(store=store, decks=factories.library(), clock=SystemClock())
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
         before = await asyncio.gather(
-            *(quiz.answer(user(f"a{i}"), view.post.id, 0) for i in range(20))
+            *(quiz.answering.answer(user(f"a{i}"), view.post.id, 0) for i in range(20))
         )
         assert all(r.status is AnswerStatus.NEW for r in before)
 
         await proxy.cut()
         outcomes = await asyncio.gather(
-            *(quiz.answer(user(f"b{i}"), view.post.id, 0) for i in range(20)),
+            *(quiz.answering.answer(user(f"b{i}"), view.post.id, 0) for i in range(20)),
             return_exceptions=True,
         )
         polite = [o for o in outcomes if isinstance(o, QuizError) and o.key == "try_again"]
@@ -98,7 +98,7 @@ async def test_postgresql_cut_mid_burst_then_back(pg_schema: str) -> None:
 
         await proxy.restore()
         after = await asyncio.gather(
-            *(quiz.answer(user(f"b{i}"), view.post.id, 0) for i in range(20))
+            *(quiz.answering.answer(user(f"b{i}"), view.post.id, 0) for i in range(20))
         )
         assert all(r.status is AnswerStatus.NEW for r in after)  # the retries count, once
         assert await store.answer_count(view.post.id) == 40
@@ -133,24 +133,24 @@ def hold_lock(path: Path, seconds: float) -> subprocess.Popen[str]:
 async def test_sqlite_locked_by_another_process(tmp_path: Path) -> None:
     path = tmp_path / "locked.db"
     store = await open_store(f"sqlite:///{path}")
-    quiz = Quiz(store=store, decks=factories.library(), clock=SystemClock())
+    quiz = capabilities(store=store, decks=factories.library(), clock=SystemClock())
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
 
         short = hold_lock(path, 1.0)  # released within busy_timeout: the click just waits
         started = time.monotonic()
-        waited = await quiz.answer(user("patient"), view.post.id, 0)
+        waited = await quiz.answering.answer(user("patient"), view.post.id, 0)
         assert waited.status is AnswerStatus.NEW
         assert time.monotonic() - started >= 0.5
         short.wait(timeout=10)
 
         long = hold_lock(path, 8.0)  # held past busy_timeout: a polite error, nothing written
         with pytest.raises(QuizError) as err:
-            await quiz.answer(user("unlucky"), view.post.id, 0)
+            await quiz.answering.answer(user("unlucky"), view.post.id, 0)
         assert err.value.key == "try_again"
         long.wait(timeout=20)
         assert await store.post_answer_of(view.post.id, "unlucky") is None
-        again = await quiz.answer(user("unlucky"), view.post.id, 0)
+        again = await quiz.answering.answer(user("unlucky"), view.post.id, 0)
         assert again.status is AnswerStatus.NEW
     finally:
         await store.close()
@@ -159,16 +159,16 @@ async def test_sqlite_locked_by_another_process(tmp_path: Path) -> None:
 async def test_a_cancelled_query_stays_a_cancellation(tmp_path: Path) -> None:
     """Shutdown cancels tasks mid-query; turning that into "try again" would keep them alive."""
     store = await open_store(f"sqlite:///{tmp_path / 'c.db'}")
-    quiz = Quiz(store=store, decks=factories.library(), clock=SystemClock())
+    quiz = capabilities(store=store, decks=factories.library(), clock=SystemClock())
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
         for delay in (0, 0.001, 0.002, 0.005):
 
             async def click_forever() -> None:
                 while True:
                     # a cancellation turned into a QuizError would be suppressed here and loop
                     with contextlib.suppress(QuizError):
-                        await quiz.answer(user("u"), view.post.id, 0)
+                        await quiz.answering.answer(user("u"), view.post.id, 0)
 
             task = asyncio.create_task(click_forever())
             await asyncio.sleep(delay)

@@ -21,11 +21,12 @@ from typing import Any
 import pytest
 from sqlalchemy import event
 
+from bot.bootstrap import capabilities
 from bot.domain.actor import Actor
 from bot.domain.clock import SystemClock
 from bot.domain.records import AnswerStatus, PostAnswer, PostAnswerOutcome
 from bot.service.ports import StoreUnavailable
-from bot.service.quiz import Quiz
+from bot.service.services import Capabilities
 from bot.storage import SqlStore, open_store
 from bot.storage.trouble import TroubleLog
 from tests import factories
@@ -49,9 +50,9 @@ def events(records: Sequence[logging.LogRecord], name: str) -> list[logging.LogR
     return [r for r in records if getattr(r, "event", None) == name]
 
 
-async def sqlite_quiz(path: Path) -> tuple[SqlStore, Quiz]:
+async def sqlite_quiz(path: Path) -> tuple[SqlStore, Capabilities]:
     store = await open_store(f"sqlite:///{path}")
-    return store, Quiz(store=store, decks=factories.library(), clock=SystemClock())
+    return store, capabilities(store=store, decks=factories.library(), clock=SystemClock())
 
 
 async def test_a_full_disk_is_try_again_for_every_click_said_once_and_not_retried_per_click(
@@ -65,12 +66,12 @@ async def test_a_full_disk_is_try_again_for_every_click_said_once_and_not_retrie
             begins.append(statement)
 
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
         event.listen(twin(store), "before_cursor_execute", count_begins)
         caplog.set_level(logging.INFO, logger="quizbot")
         with full(store):
             outcomes = await asyncio.gather(
-                *(quiz.answer(user(f"u{i}"), view.post.id, i % 3) for i in range(CLICKS)),
+                *(quiz.answering.answer(user(f"u{i}"), view.post.id, i % 3) for i in range(CLICKS)),
                 return_exceptions=True,
             )
         event.remove(twin(store), "before_cursor_execute", count_begins)
@@ -92,7 +93,7 @@ async def test_a_full_disk_is_try_again_for_every_click_said_once_and_not_retrie
         assert not [r for r in caplog.records if r.exc_info], "no traceback per click"
 
         again = await asyncio.gather(  # the disk freed: the same people click again
-            *(quiz.answer(user(f"u{i}"), view.post.id, i % 3) for i in refused)
+            *(quiz.answering.answer(user(f"u{i}"), view.post.id, i % 3) for i in refused)
         )
         assert all(r.status is AnswerStatus.NEW for r in again)
         assert await store.answer_count(view.post.id) == CLICKS
@@ -107,12 +108,12 @@ async def test_a_read_only_database_while_running_is_try_again_and_healthz_says_
     path = tmp_path / "ro.db"
     store, quiz = await sqlite_quiz(path)
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
         await store.writable()
         caplog.set_level(logging.INFO, logger="quizbot")
         with read_only(store, path) as route:
             outcomes = await asyncio.gather(
-                *(quiz.answer(user(f"u{i}"), view.post.id, 0) for i in range(10)),
+                *(quiz.answering.answer(user(f"u{i}"), view.post.id, 0) for i in range(10)),
                 return_exceptions=True,
             )
             assert all(type(o) is StoreUnavailable for o in outcomes), outcomes
@@ -125,7 +126,7 @@ async def test_a_read_only_database_while_running_is_try_again_and_healthz_says_
         assert not [r for r in caplog.records if r.exc_info]
 
         await store.writable()  # writable again, and the store sees it without a restart
-        again = await quiz.answer(user("u0"), view.post.id, 0)
+        again = await quiz.answering.answer(user("u0"), view.post.id, 0)
         assert again.status is AnswerStatus.NEW
     finally:
         await store.close()
@@ -159,15 +160,19 @@ async def test_a_click_waits_for_another_processs_lock_no_longer_than_its_deadli
     path = tmp_path / "locked.db"
     store, quiz = await sqlite_quiz(path)
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
         holder = hold_write_lock(path, 1.5)
         try:
             with pytest.raises(StoreUnavailable):
-                await quiz.answer(user("late"), view.post.id, 0, deadline=time.monotonic() + 0.5)
+                await quiz.answering.answer(
+                    user("late"), view.post.id, 0, deadline=time.monotonic() + 0.5
+                )
         finally:
             holder.wait(timeout=30)
         assert await store.post_answer_of(view.post.id, "late") is None
-        waited = await quiz.answer(user("late"), view.post.id, 0, deadline=time.monotonic() + 2)
+        waited = await quiz.answering.answer(
+            user("late"), view.post.id, 0, deadline=time.monotonic() + 2
+        )
         assert waited.status is AnswerStatus.NEW
     finally:
         await store.close()
@@ -183,7 +188,7 @@ async def test_a_click_whose_transaction_gave_up_at_an_earlier_deadline_waits_on
     path = tmp_path / "locked.db"
     store, quiz = await sqlite_quiz(path)
     try:
-        view = await quiz.post(user("poster"), "C1", "demo", "q1")
+        view = await quiz.answering.post(user("poster"), "C1", "demo", "q1")
         at = datetime.now(UTC)
 
         def click(name: str, seconds: float) -> asyncio.Task[Any]:

@@ -1,24 +1,21 @@
-"""Review of misses and mastery: a part of `Quiz` (its base class), like `Runs`.
+"""Review of misses: a person's due questions, one at a time, with feedback.
 
-A person's cards (`bot.domain.review`) are kept by the store as each answer is stored, and
-the mastery board from per-person counts kept alongside, so no call here replays a person's
-or a server's history. The only write is a review answer, numbered so that one shown review
-question counts once. Review never scores: its answers are kept apart from the leaderboards'
-tables. (The board counts what a person mastered in any deck they answered; `/quiz stats`
-counts the loaded decks' questions only.)
+A person's cards (`bot.domain.review`) are kept by the store as each answer is stored (and
+the mastery board, `Boards`, from per-person counts kept alongside), so no call here replays
+a person's or a server's history. The only write is a review answer, numbered so that one
+shown review question counts once. Review never scores: its answers are kept apart from the
+leaderboards' tables. (The board counts what a person mastered in any deck they answered;
+`/quiz stats` counts the loaded decks' questions only.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import date
 
 from bot.decks.model import Deck, DeckLibrary, Question
 from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
-from bot.domain.leaderboard import TOP, Leaderboard, Period
-from bot.domain.mastery import Mastery, mastery_of
 from bot.domain.review import (
     Card,
     ReviewDone,
@@ -32,37 +29,52 @@ from bot.domain.review import (
     next_due,
     review_order,
 )
-from bot.service.ports import QuizStore
+from bot.service.catalog import Catalog
+from bot.service.ports import PostsAndAnswers, Reviews, Servers
 
 Cards = dict[tuple[str, str], Card]
 
 
-class Learning:
-    """`Quiz`'s review and mastery; `Quiz` provides the store, decks, clock and languages."""
+async def cards_today(
+    servers: Servers, reviews: Reviews, clock: Clock, server_id: str, user_id: str
+) -> tuple[Cards, date]:
+    """The person's cards (one per question they met, kept as answers are stored: no
+    replay of their history), and today in the server's time zone."""
+    server = await servers.server(server_id)
+    cards = await reviews.cards(server_id, user_id)
+    today = local_day(clock.now(), server.timezone)
+    return {(c.deck_id, c.question_id): c for c in cards}, today
 
-    store: QuizStore
-    decks: DeckLibrary
-    clock: Clock
 
-    reply_locale: Callable[[Actor, Deck], Awaitable[str]]
-    ui_locale: Callable[[Actor], Awaitable[str]]
+def loaded(decks: DeckLibrary, card: Card) -> tuple[Deck, Question] | None:
+    """The card's deck and question, while they are loaded."""
+    deck = decks.get(card.deck_id)
+    question = deck.question(card.question_id) if deck else None
+    return None if deck is None or question is None else (deck, question)
 
-    async def _cards(self, actor: Actor, user_id: str | None = None) -> tuple[Cards, date]:
-        """The person's cards (one per question they met, kept as answers are stored: no
-        replay of their history), and today in the server's time zone."""
-        server = await self.store.server(actor.server_id)
-        cards = await self.store.cards(actor.server_id, user_id or actor.user_id)
-        today = local_day(self.clock.now(), server.timezone)
-        return {(c.deck_id, c.question_id): c for c in cards}, today
 
-    def topics(self) -> list[str]:
-        """Every tag of the loaded decks, by name."""
-        return sorted({tag for deck in self.decks for q in deck for tag in q.tags})
+class Review:
+    def __init__(
+        self,
+        catalog: Catalog,
+        clock: Clock,
+        servers: Servers,
+        posts: PostsAndAnswers,
+        reviews: Reviews,
+    ) -> None:
+        self._catalog = catalog
+        self.clock = clock
+        self._servers = servers
+        self._posts = posts
+        self._reviews = reviews
+
+    async def _cards(self, actor: Actor) -> tuple[Cards, date]:
+        return await cards_today(
+            self._servers, self._reviews, self.clock, actor.server_id, actor.user_id
+        )
 
     def _question(self, card: Card) -> tuple[Deck, Question] | None:
-        deck = self.decks.get(card.deck_id)
-        question = deck.question(card.question_id) if deck else None
-        return None if deck is None or question is None else (deck, question)
+        return loaded(self._catalog.decks, card)
 
     def _keeps_to(self, card: Card, tag: str | None) -> bool:
         found = self._question(card)
@@ -71,7 +83,7 @@ class Learning:
     async def start_review(self, actor: Actor, tag: str | None = None) -> ReviewStep | ReviewDone:
         """The first question due for the caller (of topic `tag`, if given), or when the
         next one falls due."""
-        if tag is not None and tag not in self.topics():
+        if tag is not None and tag not in self._catalog.topics():
             raise QuizError("unknown_topic", tag=tag)
         cards, today = await self._cards(actor)
         return await self._next(actor, cards, today, tag)
@@ -84,13 +96,13 @@ class Learning:
         waiting = await self._waiting(actor, [(c.deck_id, c.question_id) for c in due])
         due = [c for c in due if (c.deck_id, c.question_id) not in waiting]
         if not due:
-            locale = await self.ui_locale(actor)
+            locale = await self._catalog.ui_locale(actor)
             return ReviewDone(next_due(mine, today), today, locale, tag)
         card = due[0]
         found = self._question(card)
         assert found is not None  # _keeps_to kept only loaded questions
         deck, question = found
-        locale = await self.reply_locale(actor, deck)
+        locale = await self._catalog.reply_locale(actor, deck)
         order = review_order(actor.user_id, card, question, card.reviews)
         return ReviewStep(deck, question, card, order, len(due), locale, tag)
 
@@ -123,7 +135,7 @@ class Learning:
         choice: int | None = order[shown_index]
         stored = False
         if number == card.reviews:
-            stored = await self.store.record_review(
+            stored = await self._reviews.record_review(
                 actor.server_id,
                 actor.user_id,
                 card.deck_id,
@@ -148,7 +160,7 @@ class Learning:
         else:
             choice = None
         after = cards[(card.deck_id, card.question_id)]
-        locale = await self.reply_locale(actor, deck)
+        locale = await self._catalog.reply_locale(actor, deck)
         return ReviewFeedback(
             deck=deck,
             question=question,
@@ -172,47 +184,19 @@ class Learning:
         reveal, so its review waits for everyone.)"""
         if not questions:
             return {}
-        open_in = await self.store.open_questions(actor.server_id)
+        open_in = await self._posts.open_questions(actor.server_id)
         waiting = {}
         for question in questions:
             channel = open_in.get(question)
             if channel is None:
                 continue
-            post = await self.store.open_post_in_channel(actor.server_id, channel)
+            post = await self._posts.open_post_in_channel(actor.server_id, channel)
             answered = (
                 post is not None
                 and post.game_id is None
                 and (post.deck_id, post.question_id) == question
-                and await self.store.post_answer_of(post.id, actor.user_id) is not None
+                and await self._posts.post_answer_of(post.id, actor.user_id) is not None
             )
             if not answered:
                 waiting[question] = channel
         return waiting
-
-    async def mastery(self, actor: Actor, user_id: str | None = None) -> Mastery:
-        cards, today = await self._cards(actor, user_id)
-        return mastery_of(self.decks, cards, today)
-
-    async def mastery_board(self, actor: Actor) -> Leaderboard:
-        """`/quiz leaderboard mastery`: the server's people by questions mastered (ties share
-        a rank), over every season: what a newcomer can climb and speed cannot buy. Read
-        from the counts kept as answers are stored, ranked in the store: ten rows and the
-        caller's, whatever the server's history."""
-        rows = list(await self.store.mastery_board(actor.server_id, TOP))
-        me = next((r for r in rows if r.user_id == actor.user_id), None)
-        if me is None:
-            me = await self.store.mastery_standing(actor.server_id, actor.user_id)
-        others = [r.user_id for r in rows if r.user_id != actor.user_id]
-        hidden = await self.store.hidden_among(actor.server_id, others)
-        return Leaderboard(
-            period=Period.ALL,
-            deck_id=None,
-            rows=rows,
-            me=me,
-            caller_id=actor.user_id,
-            locale=await self.ui_locale(actor),
-            since=None,
-            until=None,
-            hidden=frozenset(hidden),
-            mastery=True,
-        )
