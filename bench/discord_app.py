@@ -25,7 +25,8 @@ from bench.procs import database_url, stdin_closed
 from bench.report import ROOT
 from bot.bootstrap import build_app, settle_heap
 from bot.config import parse_config
-from bot.discord.client import INTENTS, QuizClient, use_endpoints
+from bot.discord.client import INTENTS, QuizClient
+from bot.discord.fastpath import use_endpoints
 from bot.observability.logs import configure
 from bot.testing.fake_discord import TOKEN
 

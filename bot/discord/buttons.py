@@ -1,9 +1,9 @@
 """Buttons that keep working after a restart: their state lives in the custom_id.
 
 Each is a `DynamicItem` whose template parses the custom_id (<= 100 characters) back into
-plain values; the callback makes one core call (committed before any response), answers in
-the interaction's first callback, and says what the click did (`Handled`), which `clicked`
-records. Review's buttons (`bot.discord.review`) and Report a problem
+plain values, an `Intent` that the click intake (`bot.discord.clicks.take`) decides and
+commits before any response; the button renders the outcome in the interaction's first
+callback. Review's buttons (`bot.discord.review`) and Report a problem
 (`bot.discord.reports`) live in modules of their own; `TEMPLATES` and `DYNAMIC_ITEMS`
 list them all. A custom_id that no template matches (an old format, a tampered one) is
 answered by the client with `error.stale_click`; one that matches but names no open post
@@ -13,20 +13,17 @@ gets the same from the core.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Self
 
 import discord
 
-from bot.decks.model import Question
 from bot.discord import embeds as render
+from bot.discord import fastpath
 from bot.discord.callback import post_private_reply
-from bot.discord.clicks import clicked
+from bot.discord.clicks import take
 from bot.discord.components import Button, button, stopped_view
 from bot.discord.context import client_of
-from bot.discord.identity import actor
-from bot.discord.replies import json_text, private_reply, reply_privately, send, update
+from bot.discord.replies import reply_privately, send, update
 from bot.discord.reports import REPORT, ReportButton, report_button
 from bot.discord.review import REVIEW, TOPIC, ReviewButton, TopicButton
 from bot.domain.answer import AnswerResult
@@ -34,15 +31,29 @@ from bot.domain.post import LETTERS, PostView
 from bot.domain.records import AnswerStatus
 from bot.domain.review import card_key
 from bot.domain.run import RunFeedback, RunStep
-from bot.observability.clicklog import DONE, Handled
 from bot.presentation.game_messages import locked_text
 from bot.presentation.locales import text
 from bot.presentation.messages import (
     answer_message,
-    answer_notes,
     feedback_message,
     step_message,
     summary_message,
+)
+from bot.service.clicks import (
+    Answer,
+    Answered,
+    CancelReset,
+    Forget,
+    Hide,
+    Keep,
+    Locked,
+    Outcome,
+    Reset,
+    RunAnswer,
+    RunFed,
+    Said,
+    Switched,
+    SwitchLanguage,
 )
 
 _ID = r"[1-9][0-9]{0,17}"  # a database id as written: fits a signed 64-bit integer
@@ -88,36 +99,30 @@ class AnswerButton(discord.ui.Button[discord.ui.View]):
 async def answer_click(interaction: discord.Interaction, match: re.Match[str]) -> None:
     """A click on choice `choice` (0 = A, as shown) of post `post`: the answer stored, then
     the private reply in the interaction's first callback."""
-    post_id, choice = int(match["post"]), int(match["choice"])
-    await clicked(
-        interaction, lambda deadline: _answer(interaction, post_id, choice, deadline), post_id
-    )
+    post_id = int(match["post"])
+    intent = Answer(post_id, int(match["choice"]))
+    await take(interaction, intent, lambda said: _answered(interaction, said), post_id)
 
 
-async def _answer(
-    interaction: discord.Interaction, post_id: int, choice: int, deadline: float
-) -> Handled:
-    bot = client_of(interaction)
-    result = await bot.services.answering.answer(
-        actor(interaction), post_id, choice, deadline=deadline
-    )
-    new = result.status is AnswerStatus.NEW
-    handled = Handled(result.status.value, post_id, result.correct if new else None)
-    if result.view.post.game_id is not None:  # a game's: no count, no verdict till the reveal
+async def _answered(interaction: discord.Interaction, said: Outcome) -> None:
+    """The reply to an answer: a game's "locked in", else right or wrong with the clicker's
+    totals, posted as the callback (`fastpath.answer_body`) unless already answered."""
+    session = client_of(interaction).reply_session
+    if isinstance(said, Locked):
+        result = said.result
         await reply_privately(
-            interaction, bot.reply_session, content=locked_text(result), locale=result.locale
+            interaction, session, content=locked_text(result), locale=result.locale
         )
-        return handled
-    if new:
-        bot.posts.answered(post_id, bot.messages)
-    if interaction.response.is_done():
-        card, view = answer_reply(result)
-        await reply_privately(
-            interaction, bot.reply_session, embeds=[card], view=view, locale=result.locale
-        )
-    else:
-        await post_private_reply(interaction, bot.reply_session, answer_body(result), result.locale)
-    return handled
+    elif isinstance(said, Answered):
+        result = said.result
+        if interaction.response.is_done():
+            card, view = answer_reply(result)
+            await reply_privately(
+                interaction, session, embeds=[card], view=view, locale=result.locale
+            )
+        else:
+            body = fastpath.answer_body(result, _answer_parts)
+            await post_private_reply(interaction, session, body, result.locale)
 
 
 class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
@@ -138,14 +143,14 @@ class SwitchButton(discord.ui.DynamicItem[Button], template=SWITCH):
         return cls(int(match["post"]), match["locale"], label)
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda _deadline: self._switch(interaction), self.post_id)
+        intent = SwitchLanguage(self.post_id, self.locale)
+        await take(interaction, intent, lambda said: _switched(interaction, said), self.post_id)
 
-    async def _switch(self, interaction: discord.Interaction) -> Handled:
-        services = client_of(interaction).services
-        result = await services.answering.my_answer(actor(interaction), self.post_id, self.locale)
-        card, view = answer_reply(result)
+
+async def _switched(interaction: discord.Interaction, said: Outcome) -> None:
+    if isinstance(said, Switched):
+        card, view = answer_reply(said.result)
         await update(interaction, embeds=[card], view=view)
-        return Handled("done", self.post_id)
 
 
 class RunButton(discord.ui.DynamicItem[Button], template=RUN):
@@ -172,15 +177,15 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
         return cls(int(match["run"]), match["question"], int(match["choice"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda deadline: self._answer(interaction, deadline))
+        intent = RunAnswer(self.run_id, self.question_id, self.choice)
+        await take(interaction, intent, lambda said: self._fed(interaction, said))
 
-    async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
+    async def _fed(self, interaction: discord.Interaction, said: Outcome) -> None:
         """The clicked question keeps its text and gains the feedback; the next question
         (or the summary) is a new private message, a follow-up on this click's own token."""
-        services = client_of(interaction).services
-        feedback = await services.runs.run_answer(
-            actor(interaction), self.run_id, self.question_id, self.choice, deadline=deadline
-        )
+        if not isinstance(said, RunFed):
+            return
+        feedback = said.feedback
         shown = interaction.message.embeds[:1] if interaction.message else []
         msg = feedback_message(feedback)
         card = render.answer(msg, None if feedback.duplicate else feedback.correct)
@@ -194,9 +199,6 @@ class RunButton(discord.ui.DynamicItem[Button], template=RUN):
             )
         elif feedback.summary is not None:
             await send(interaction, embeds=[render.summary(summary_message(feedback.summary))])
-        if feedback.duplicate:
-            return Handled("duplicate")
-        return Handled("new", correct=feedback.correct)
 
 
 class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
@@ -217,18 +219,8 @@ class ResetButton(discord.ui.DynamicItem[Button], template=RESET):
         return cls(match["answer"], int(match["season"] or 0))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda deadline: self._confirm(interaction, deadline))
-
-    async def _confirm(self, interaction: discord.Interaction, deadline: float) -> Handled:
-        services = client_of(interaction).services
-        who = actor(interaction)
-        locale = await services.catalog.ui_locale(who)
-        if self.answer == "yes":
-            season = await services.membership.reset(who, self.season, deadline=deadline)
-            await update(interaction, content=text(locale, "reset.done", season=season))
-        else:
-            await update(interaction, content=text(locale, "reset.cancelled"))
-        return DONE
+        intent = Reset(self.season) if self.answer == "yes" else CancelReset()
+        await take(interaction, intent, lambda said: confirmed(interaction, said))
 
 
 class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
@@ -246,22 +238,19 @@ class ForgetButton(discord.ui.DynamicItem[Button], template=FORGET):
         return cls(match["answer"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda deadline: self._confirm(interaction))
-
-    async def _confirm(self, interaction: discord.Interaction) -> Handled:
-        services = client_of(interaction).services
-        who = actor(interaction)
-        locale = await services.catalog.ui_locale(who)
         if self.answer == "yes":
-            answers = await services.membership.forget_me(who)
-            await update(interaction, content=text(locale, "privacy.done", answers=answers))
+            intent: Forget | Hide | Keep = Forget()
         elif self.answer in ("hide", "show"):
-            await services.membership.set_hidden(who, self.answer == "hide")
-            key = "privacy.hidden" if self.answer == "hide" else "privacy.shown"
-            await update(interaction, content=text(locale, key))
+            intent = Hide(self.answer == "hide")
         else:
-            await update(interaction, content=text(locale, "privacy.cancelled"))
-        return DONE
+            intent = Keep()
+        await take(interaction, intent, lambda said: confirmed(interaction, said))
+
+
+async def confirmed(interaction: discord.Interaction, said: Outcome) -> None:
+    """A confirm's outcome replaces the message clicked."""
+    if isinstance(said, Said):
+        await update(interaction, content=text(said.locale, said.key, **said.params))
 
 
 DYNAMIC_ITEMS: tuple[type[discord.ui.DynamicItem[Any]], ...] = (
@@ -295,81 +284,11 @@ def _answer_parts(
     return card, _reply_view(view.post.id, switch, key, msg.report_label), msg.review
 
 
-@dataclass(frozen=True)
-class _Frame:
-    """A click's reply as JSON with a hole for its footer (`head` + footer + `tail`)."""
-
-    question: Question
-    """What it was built from: a reloaded deck's questions are new objects."""
-    head: str
-    tail: str
-    review: str | None
-
-
-_FRAMES: dict[tuple[Any, ...], _Frame] = {}
-_MOST_FRAMES = 512
-"""Frames kept, a few per post (its choices, languages, statuses): emptied when full."""
-VIEWS_KEPT = 256
-"""Reply views kept built (`_reply_view`), one per post and language: 1.7 KB each."""
-_HOLE = "\x00footer\x00"
-
-
-def answer_body(result: AnswerResult) -> str:
-    """`private_reply(answer_reply(result))`, the private answer's JSON body, built once per
-    post, language and click: everyone who picked the same choice gets the same headline,
-    explanation and buttons, and only the footer (their totals and streak) is theirs. In a
-    burst, building and encoding the whole reply was a sixth of what the bot adds to a
-    click on the event loop. A reply with no totals (a closed post) is built whole."""
-    view = result.view
-    if result.status is AnswerStatus.CLOSED:
-        return _whole(result)
-    key = (
-        view.post.id,
-        result.locale,
-        result.status,
-        result.choice,
-        result.replay,
-        result.practice,
-    )
-    frame = _FRAMES.get(key)
-    if frame is None or frame.question is not view.question:
-        frame = _frame(result)
-        if frame is None:
-            return _whole(result)
-        if len(_FRAMES) >= _MOST_FRAMES:
-            _FRAMES.clear()
-        _FRAMES[key] = frame
-    totals, streak = answer_notes(result, result.locale)
-    footer = render.answer_footer(totals, streak, frame.review)
-    return frame.head + json_text(footer) + frame.tail
-
-
-def _whole(result: AnswerResult) -> str:
-    card, view = answer_reply(result)
-    return private_reply(embeds=[card], view=view)
-
-
-def _frame(result: AnswerResult) -> _Frame | None:
-    """None when the reply is so long that a footer could make Discord's 6,000-character
-    limit shorten it (`render.fit`)."""
-    card, view, review = _answer_parts(result)
-    card.set_footer(text=_HOLE)
-    if render.total_length([card]) - len(_HOLE) + render.FOOTER > render.TOTAL:
-        return None
-    head, hole, tail = private_reply(embeds=[card], view=view).partition(json_text(_HOLE))
-    if not hole:
-        return None
-    return _Frame(result.view.question, head, tail, review)
-
-
-@lru_cache(maxsize=VIEWS_KEPT)
 def _reply_view(
     post_id: int, switch: tuple[str, str] | None, key: str, report_label: str | None
 ) -> discord.ui.View | None:
-    """The buttons under a reply, built once per post and language: every clicker of a post
-    gets the same ones, and building a view is a tenth of a click's time on the event loop in
-    a burst. A stopped view is only read when sent, never kept by discord.py, so one serves
-    every reply."""
+    """The buttons under a reply. Built per reply: sharing one (stopped) view between a post's
+    replies was measured to buy less than `make bench`'s noise (issue 33)."""
     items: list[discord.ui.Item[Any]] = []
     if switch is not None:
         items.append(SwitchButton(post_id, *switch))

@@ -4,7 +4,8 @@ the bot's own connections, and what happens when Discord does not take it.
 discord.py always asks Discord to send the new message back (`with_response`) and parses it;
 the answer to a click needs nothing back, and in a burst that echo was an eighth of a
 click's time on the event loop. So the callback is posted here, as Discord documents it (204,
-no body), and the interaction marked answered.
+no body), and the interaction marked answered (`bot.discord.fastpath.answered`, the one
+write of discord.py's internals).
 
 By then the click is stored. A callback Discord fails (a 5xx, a 429, no answer, a dropped
 connection) is tried again while the interaction's 3 s last; discord.py would retry a 500
@@ -26,6 +27,7 @@ import aiohttp
 import discord
 
 from bot.discord import embeds as render
+from bot.discord.fastpath import answered
 from bot.presentation.locales import text
 
 log = logging.getLogger("quizbot.discord")
@@ -64,7 +66,7 @@ class _Failed:
 async def post_private_reply(
     interaction: discord.Interaction, session: aiohttp.ClientSession, body: str, locale: str
 ) -> None:
-    """Posts `body` (`replies.private_reply`'s) as the interaction's first response, over
+    """Posts `body` (`fastpath.private_reply`'s) as the interaction's first response, over
     `session`; `locale`: the player's, for the follow-up if one is needed."""
     url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
     failed = await _try(session, url, body)
@@ -72,11 +74,6 @@ async def post_private_reply(
         answered(interaction)
         return
     await _not_taken(interaction, session, url, body, locale, failed)
-
-
-def answered(interaction: discord.Interaction) -> None:
-    """What `InteractionResponse.send_message` records: later replies become follow-ups."""
-    interaction.response._response_type = discord.InteractionResponseType.channel_message
 
 
 async def _try(

@@ -1,7 +1,10 @@
-"""A click's life on Discord: admitted (`bot.service.admission`), its button's work (which
-commits, then answers in the interaction's first callback), the clicker told of a failure,
-then one metrics sample and one log line (`bot.observability.clicklog`, as on Slack), timed from its
-arrival."""
+"""Discord's side of a click (the rest is `bot.service.intake`): who clicked, when it arrived,
+and its reply; the intake admits it, commits its work and records it (metrics and a log line,
+as on Slack), timed from its arrival.
+
+On Discord the reply is the acknowledgement: the interaction's first response is sent once
+the click's work is committed. A refusal or a failure is told to the clicker privately.
+"""
 
 from __future__ import annotations
 
@@ -16,12 +19,16 @@ from bot.discord.identity import NotInGuild, actor
 from bot.discord.replies import report
 from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
-from bot.observability.clicklog import Handled, failed, record
-from bot.service.admission import Closing
+from bot.observability.clicklog import failed
+from bot.service.clicks import Intent, Outcome, Refused
+from bot.service.intake import Click
 
 log = logging.getLogger("quizbot.discord")
 PLATFORM = "discord"
 _ARRIVED = "quizbot.arrived"
+
+Show = Callable[[Outcome], Awaitable[None]]
+"""Renders and sends a click's outcome (its button's own way)."""
 
 
 def arrival(interaction: discord.Interaction) -> float:
@@ -41,34 +48,32 @@ def outcome(error: BaseException) -> str:
 
 
 def clicker(interaction: discord.Interaction) -> Actor | None:
-    """Who clicked, for the log line (None in a direct message)."""
+    """Who clicked (None in a direct message)."""
     try:
         return actor(interaction)
     except NotInGuild:
         return None
 
 
-Work = Callable[[float], Awaitable[Handled]]
-"""A button's work, given the deadline by which its write must have begun."""
-
-
-async def clicked(interaction: discord.Interaction, work: Work, post_id: int | None = None) -> None:
-    """Runs a button's work (which commits, replies and says what the click did) as an
-    admitted click; whatever it raises is reported to the clicker. Then the click is
-    recorded; `post_id`: the post the button names, for the log line of a failed click."""
-    arrived = arrival(interaction)
+async def take(
+    interaction: discord.Interaction, intent: Intent, show: Show, post_id: int | None = None
+) -> None:
+    """The click, through the intake: `show` renders what it did; a refusal or a failure is
+    reported to the clicker. `post_id`: the post the button names, for a failed click's log
+    line."""
     bot = client_of(interaction)
     who = clicker(interaction)
-    try:
-        async with bot.services.admission.admit(
-            None if who is None else (who.server_id, who.user_id), arrived
-        ) as ticket:
-            try:
-                result = await work(ticket.deadline)
-            except Exception as error:
-                await report(interaction, error)
-                result = Handled(outcome(error), post_id)
-    except Closing:  # unacknowledged: Discord tells the clicker it failed
-        log.info("a click arrived while stopping; not acknowledged")
-        return
-    record(bot.metrics, PLATFORM, who, result, arrived)
+
+    async def reply(said: Outcome) -> None:
+        if isinstance(said, Refused):
+            await report(interaction, said.error)
+            return
+        try:
+            await show(said)
+        except Exception as error:
+            await report(interaction, error)  # the clicker is told; the intake records it
+            raise
+
+    nobody = NotInGuild() if who is None else None
+    click = Click(who, intent, arrival(interaction), post_id, bot.messages, nobody=nobody)
+    await bot.intake.handle(click, reply)

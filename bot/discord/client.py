@@ -13,16 +13,15 @@ from typing import Any
 
 import aiohttp
 import discord
-import yarl
 
-from bot.config import DiscordConfig, SetupError, Unreachable
-from bot.discord import buttons, clicks, intake, reports, suggestions, sync
+from bot.config import SetupError, Unreachable
+from bot.discord import buttons, clicks, fastpath, reports, suggestions, sync
 from bot.discord.commands import QuizTree
 from bot.discord.delivery import DiscordDelivery
 from bot.discord.posts import Messages
 from bot.discord.translator import CatalogTranslator
-from bot.domain.errors import QuizError
-from bot.observability.clicklog import Handled
+from bot.service.clicks import Outcome, Stale
+from bot.service.intake import Intake
 from bot.service.services import Services
 
 log = logging.getLogger("quizbot.discord")
@@ -32,18 +31,6 @@ CLOSE_SECONDS = 10.0
 """How long closing waits for admitted clicks to be answered."""
 REFRESH_INTERVAL = 3.0
 """Seconds between redraws of a post's "N answered" count, however many click."""
-
-
-def use_endpoints(config: DiscordConfig) -> None:
-    """Points discord.py at another REST base and gateway (a local test server).
-
-    The gateway URL counts when `shard_count` is set; without it, discord.py connects where
-    `GET /gateway/bot` (on the REST base) says.
-    """
-    if config.api_url:
-        discord.http.Route.BASE = config.api_url.rstrip("/")
-    if config.gateway_url:
-        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(config.gateway_url)
 
 
 def login_token(services: Services) -> str:
@@ -106,6 +93,9 @@ class QuizClient(discord.AutoShardedClient):
         self.posts = services.live_posts(refresh_interval)
         self.messages = Messages(self)
         self.delivery = DiscordDelivery(self, services.catalog, self.posts, self.messages)
+        self.intake = Intake(
+            services, services.admission, self.posts, services.metrics, clicks.PLATFORM
+        )
         self._replies: aiohttp.ClientSession | None = None
 
     @property
@@ -119,7 +109,7 @@ class QuizClient(discord.AutoShardedClient):
     async def setup_hook(self) -> None:
         """After the login, before the gateway: REST works, so daily questions can go out."""
         self.add_dynamic_items(*buttons.DYNAMIC_ITEMS, suggestions.SuggestionButton)
-        intake.answers_skip_message(self._connection, buttons.ANSWER)  # before the gateway
+        fastpath.skip_messages(self, buttons.ANSWER)  # before the gateway
         self.services.deliveries.register("discord", self.delivery)
         await self.tree.set_translator(CatalogTranslator())
         if self.auto_sync and self.application_id is not None:
@@ -157,7 +147,7 @@ class QuizClient(discord.AutoShardedClient):
             await buttons.answer_click(interaction, answer)
         elif not buttons.known(custom_id) and not suggestions.known(custom_id):
             log.info("click on unknown custom_id %r", custom_id[:100])
-            await clicks.clicked(interaction, _refuse)
+            await clicks.take(interaction, Stale(), _nothing)
 
     async def on_error(self, event_method: str, /, *args: Any, **kwargs: Any) -> None:
         """An event handler raised (a bug: interactions report their own failures)."""
@@ -182,6 +172,6 @@ class QuizClient(discord.AutoShardedClient):
         await super().close()
 
 
-async def _refuse(_deadline: float) -> Handled:
-    """The work of a click on no button of ours: refused before anything is looked up."""
-    raise QuizError("stale_click")
+async def _nothing(said: Outcome) -> None:
+    """A click on no button of ours is refused before anything is looked up: only its
+    refusal is shown (`clicks.take` reports it)."""

@@ -13,6 +13,7 @@ import discord
 
 from bot.observability.metrics import Metrics
 from bot.service.delivery import Delivery
+from bot.service.intake import Intake
 from bot.service.live_posts import LivePosts, MessageEditor
 from bot.service.services import Services
 
@@ -26,6 +27,8 @@ class Bot(Protocol):
     """Edits of the bot's own channel messages."""
     delivery: Delivery
     """The daily question's way onto Discord (`schedule now` posts through it too)."""
+    intake: Intake
+    """Every click: admitted, committed, answered and recorded (`bot.discord.clicks`)."""
 
     @property
     def reply_session(self) -> aiohttp.ClientSession:

@@ -12,7 +12,6 @@ the user's language; anything else is logged and gets the generic apology, never
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Sequence
 from typing import Any, TypeVar
@@ -24,6 +23,7 @@ from discord.utils import MISSING
 from bot.discord import embeds as render
 from bot.discord.callback import DEADLINE, post_private_reply
 from bot.discord.context import client_of
+from bot.discord.fastpath import private_reply
 from bot.discord.identity import NotInGuild, actor
 from bot.domain.errors import QuizError
 from bot.presentation.locales import FALLBACK, catalog, text
@@ -113,10 +113,6 @@ async def send(
     return response.message_id
 
 
-EPHEMERAL = 64
-"""The message flag that makes a reply private."""
-
-
 async def reply_privately(
     interaction: discord.Interaction,
     session: aiohttp.ClientSession,
@@ -133,31 +129,6 @@ async def reply_privately(
         await send(interaction, content=content, embeds=embeds, view=view)
         return
     await post_private_reply(interaction, session, private_reply(content, embeds, view), locale)
-
-
-def private_reply(
-    content: str | None = None,
-    embeds: Sequence[discord.Embed] = (),
-    view: discord.ui.View | None = None,
-) -> str:
-    """The JSON body of a private reply as an interaction's first response."""
-    data: dict[str, Any] = {"flags": EPHEMERAL, "allowed_mentions": {"parse": []}}
-    if content is not None:
-        data["content"] = render.clip(content, render.CONTENT)
-    shown = render.fit(embeds)
-    if shown:
-        data["embeds"] = [embed.to_dict() for embed in shown]
-    if view is not None:
-        data["components"] = view.to_components()
-    payload = {"type": discord.InteractionResponseType.channel_message.value, "data": data}
-    return json_text(payload)
-
-
-def json_text(value: Any) -> str:
-    """JSON as Discord reads it, compact and not ASCII-escaped: `json.dumps`' default escapes
-    each Bengali letter as six bytes and pads with spaces, a third more to encode, on the
-    event loop, once a click."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 async def update(

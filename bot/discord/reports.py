@@ -18,16 +18,13 @@ import discord
 
 from bot.decks.model import Question, pick
 from bot.discord import embeds as render
-from bot.discord.clicks import clicked
+from bot.discord.clicks import take
 from bot.discord.components import Button, button
-from bot.discord.context import client_of
-from bot.discord.identity import actor
 from bot.discord.replies import send
-from bot.domain.errors import QuizError
 from bot.domain.problems import TEXT_LIMIT, Reason
-from bot.observability.clicklog import DONE, Handled
 from bot.presentation.locales import text
 from bot.presentation.review_messages import reason_label
+from bot.service.clicks import OpenReport, Outcome, Report, Reported, ReportForm, Stale
 
 _KEY = r"(?P<key>[0-9a-f]{12})"  # bot.domain.review.card_key
 REPORT = re.compile(rf"quiz:p:{_KEY}")
@@ -62,15 +59,13 @@ class ReportButton(discord.ui.DynamicItem[Button], template=REPORT):
         return cls(match["key"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda _deadline: self._open(interaction))
+        await take(interaction, OpenReport(self.key), lambda said: _opened(interaction, said))
 
-    async def _open(self, interaction: discord.Interaction) -> Handled:
-        services = client_of(interaction).services
-        who = actor(interaction)
-        deck, question = await services.authoring.may_report(who, self.key)
-        locale = await services.catalog.reply_locale(who, deck)
-        await interaction.response.send_modal(report_form(locale, self.key, question))
-        return DONE
+
+async def _opened(interaction: discord.Interaction, said: Outcome) -> None:
+    if isinstance(said, ReportForm):
+        form = report_form(said.locale, said.key, said.question)
+        await interaction.response.send_modal(form)
 
 
 def report_button(key: str, label: str | None, row: int | None = None) -> list[ReportButton]:
@@ -135,20 +130,19 @@ def form_values(components: object) -> tuple[object, str]:
 
 
 async def submitted(interaction: discord.Interaction) -> None:
-    """A form sent back (any modal submission reaches here, see the module's docstring)."""
-    await clicked(interaction, lambda _deadline: _store(interaction))
-
-
-async def _store(interaction: discord.Interaction) -> Handled:
-    """Stored, then thanked; a form that is not ours, a forged reason or a question no
-    longer loaded is refused (the core says so) and nothing is stored."""
+    """A form sent back (any modal submission reaches here, see the module's docstring):
+    stored, then thanked; a form that is not ours, a forged reason or a question no longer
+    loaded is refused (the core says so) and nothing is stored."""
     data: Any = interaction.data or {}
     match = FORM.fullmatch(str(data.get("custom_id", "")))
     if match is None:
-        raise QuizError("stale_click")
-    reason, details = form_values(data.get("components"))
-    services = client_of(interaction).services
-    who = actor(interaction)
-    await services.authoring.report_problem(who, match["key"], reason, details)
-    await send(interaction, content=text(await services.catalog.ui_locale(who), "report.thanks"))
-    return DONE
+        intent: Report | Stale = Stale()
+    else:
+        reason, details = form_values(data.get("components"))
+        intent = Report(match["key"], reason, details)
+    await take(interaction, intent, lambda said: _thanked(interaction, said))
+
+
+async def _thanked(interaction: discord.Interaction, said: Outcome) -> None:
+    if isinstance(said, Reported):
+        await send(interaction, content=text(said.locale, "report.thanks"))

@@ -16,21 +16,19 @@ from typing import Any, Self
 import discord
 
 from bot.discord import embeds as render
-from bot.discord.clicks import clicked
+from bot.discord.clicks import take
 from bot.discord.components import Button, button, stopped_view
-from bot.discord.context import client_of
-from bot.discord.identity import actor
 from bot.discord.replies import send, update
 from bot.discord.reports import report_button
 from bot.domain.post import LETTERS
 from bot.domain.review import ReviewDone, ReviewFeedback, ReviewStep
-from bot.observability.clicklog import DONE, Handled
 from bot.presentation.review_messages import (
     Weakest,
     review_answer,
     review_done,
     review_question,
 )
+from bot.service.clicks import Outcome, ReviewAnswer, Reviewed, ReviewStarted, StartReview
 
 CUSTOM_ID = 100
 LABEL = 80
@@ -76,24 +74,21 @@ class ReviewButton(discord.ui.DynamicItem[Button], template=REVIEW):
         return cls(match["key"], int(match["number"]), int(match["choice"]), match["tag"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda deadline: self._answer(interaction, deadline))
+        intent = ReviewAnswer(self.key, self.number, self.choice, self.tag)
+        await take(interaction, intent, lambda said: self._reviewed(interaction, said))
 
-    async def _answer(self, interaction: discord.Interaction, deadline: float) -> Handled:
+    async def _reviewed(self, interaction: discord.Interaction, said: Outcome) -> None:
         """Stored, then the clicked question keeps its text and gains the feedback; what
         comes next is a new private message, a follow-up on this click's own token."""
-        services = client_of(interaction).services
-        feedback = await services.review.review_answer(
-            actor(interaction), self.key, self.number, self.choice, self.tag, deadline=deadline
-        )
+        if not isinstance(said, Reviewed):
+            return
+        feedback = said.feedback
         msg = review_answer(feedback)
         shown = interaction.message.embeds[:1] if interaction.message else []
         card = render.review_answer(msg, None if feedback.duplicate else feedback.correct)
         view = answered_view(self.number, self.tag, feedback, msg.report_label)
         await update(interaction, embeds=[*shown, card], view=view)
         await send_review(interaction, feedback.next)
-        if feedback.duplicate:
-            return Handled("duplicate")
-        return Handled("new", correct=feedback.correct)
 
 
 class TopicButton(discord.ui.DynamicItem[Button], template=TOPIC):
@@ -111,14 +106,12 @@ class TopicButton(discord.ui.DynamicItem[Button], template=TOPIC):
         return cls(match["tag"])
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda _deadline: self._start(interaction))
+        await take(interaction, StartReview(self.tag), lambda said: _started(interaction, said))
 
-    async def _start(self, interaction: discord.Interaction) -> Handled:
-        services = client_of(interaction).services
-        await send_review(
-            interaction, await services.review.start_review(actor(interaction), self.tag)
-        )
-        return DONE
+
+async def _started(interaction: discord.Interaction, said: Outcome) -> None:
+    if isinstance(said, ReviewStarted):
+        await send_review(interaction, said.step)
 
 
 async def send_review(interaction: discord.Interaction, step: ReviewStep | ReviewDone) -> None:

@@ -8,7 +8,8 @@ import re
 import discord
 
 from bot.config import Config, SetupError
-from bot.discord.client import QuizClient, login, login_token, use_endpoints
+from bot.discord.client import QuizClient, login, login_token
+from bot.discord.fastpath import use_endpoints
 from bot.discord.sync import application_id_from_token, meta_key, payload_hash, tree_payload
 from bot.service.services import Services
 

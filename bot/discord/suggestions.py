@@ -17,7 +17,7 @@ import discord
 
 from bot.discord import embeds as render
 from bot.discord import suggestion_views as views
-from bot.discord.clicks import clicked
+from bot.discord.clicks import take
 from bot.discord.components import Button, button
 from bot.discord.context import client_of
 from bot.discord.identity import actor
@@ -30,6 +30,7 @@ from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
 from bot.presentation.messages import error_text
 from bot.service.catalog import Catalog
+from bot.service.clicks import Act, Outcome
 from bot.service.suggestions import Suggestions
 
 _ID = r"(?P<id>[1-9][0-9]{0,17})"
@@ -111,7 +112,7 @@ class SuggestionButton(discord.ui.DynamicItem[Button], template=CLICK):
         return cls(match["kind"], int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await clicked(interaction, lambda _deadline: self._act(interaction))
+        await take(interaction, Act(lambda _deadline: self._act(interaction)), _replied)
 
     async def _act(self, interaction: discord.Interaction) -> Handled:
         box, quiz = _services(interaction)
@@ -145,6 +146,10 @@ class SuggestionButton(discord.ui.DynamicItem[Button], template=CLICK):
         return DONE
 
 
+async def _replied(outcome: Outcome) -> None:
+    """An `Act` sends its own reply (a form, or the answer as the interaction's response)."""
+
+
 def typed(components: object) -> dict[str, str]:
     """Every text input's value by custom_id, read off a submission (inputs inside labels, or
     inside action rows as older clients send them); the payload is not trusted."""
@@ -170,7 +175,7 @@ def is_ours(custom_id: str) -> bool:
 
 
 async def submitted(interaction: discord.Interaction) -> None:
-    await clicked(interaction, lambda _deadline: _form_sent(interaction))
+    await take(interaction, Act(lambda _deadline: _form_sent(interaction)), _replied)
 
 
 async def _form_sent(interaction: discord.Interaction) -> Handled:

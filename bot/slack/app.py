@@ -1,16 +1,16 @@
 """Builds the slack-bolt AsyncApp and registers its listeners.
 
-A click is admitted (`bot.service.admission`): its core call commits before the ack (Slack
-is answered, over HTTP or the socket, as soon as `ack()` is called: `bot.slack.acks`; Slack
-wants it within 3 s), and its private reply is sent right after the ack. A slash command
-acks first and then works, since posting a question waits on Slack's Web API. Each click is
-recorded (App.metrics and a log line), timed from its request's arrival.
+A click goes through the click intake (`bot.service.intake`): admitted, its core call
+committed before the ack (Slack is answered, over HTTP or the socket, as soon as `ack()` is
+called: `bot.slack.fastpath.Acks`; Slack wants it within 3 s), its private reply sent right
+after, then recorded. The listeners here only read the click (`bot.slack.clicks`) and hand
+over the ack and the reply. A slash command acks first and then works, since posting a
+question waits on Slack's Web API.
 """
 
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,24 +23,23 @@ from slack_bolt.middleware.async_middleware import AsyncMiddleware
 from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 
-from bot.domain.actor import Actor
 from bot.domain.errors import QuizError
-from bot.observability.metrics import Metrics
-from bot.service.admission import Admission, Closing
+from bot.service.admission import Admission
+from bot.service.clicks import Outcome, Stale
+from bot.service.intake import Click, Intake
 from bot.service.live_posts import LivePosts
 from bot.service.services import Services
-from bot.slack import actions
-from bot.slack.acks import Acks
-from bot.slack.blocks import text_reply
-from bot.slack.clicks import Click, Clicks, Said, record
+from bot.slack import actions, clicks
 from bot.slack.client import configure
 from bot.slack.commands import Commands, Handler, Request, parse
 from bot.slack.dedup import SeenEvents
 from bot.slack.delivery import SlackDelivery, Workspaces
+from bot.slack.fastpath import NOT_ACKED, Acks
+from bot.slack.gate import RequestGate
 from bot.slack.home import publish_home
 from bot.slack.identity import Admins, actor_of
 from bot.slack.oauth import OAuth, oauth
-from bot.slack.replies import BUG, Sessions, failure, guarded
+from bot.slack.replies import BUG, Sessions, guarded
 from bot.slack.reports import ReportListeners
 from bot.slack.schedules import ScheduleCommands
 from bot.slack.setup import SlackSetupError
@@ -67,8 +66,8 @@ class SlackBot:
     """The clicks being answered (shared with every platform of the process)."""
     sessions: Sessions | None = None
     """The keep-alive session replies are posted over."""
-    requests: Admission = field(default_factory=Admission)
-    """HTTP requests to /slack/events being handled: stopping lets them finish (and be
+    requests: RequestGate = field(default_factory=RequestGate)
+    """Requests from Slack (HTTP or Socket Mode) being handled: stopping lets them finish (and be
     admitted, acknowledged and answered) before it admits no more clicks."""
 
     async def prepare(self) -> None:
@@ -107,6 +106,29 @@ async def _refuse_unhandled(error: Exception) -> BoltResponse:
     return BoltResponse(status=400, body="")
 
 
+def _bolt(app: Services, distribution: OAuth | None) -> AsyncApp:
+    """bolt's app, answering at the ack, with the token or the installations to act with."""
+    secrets = app.config.secrets
+    # The token goes in as `token`, not inside a `client`: bolt reads SLACK_BOT_TOKEN from
+    # os.environ whenever `token` is None, and warns that it is unused if a client came too.
+    return AsyncApp(
+        # Bolt sets the level and handlers of the logger named after the app from `logger`
+        # on every request: named "quizbot", our own top-level logger would be reset.
+        name=BOLT_LOGGER,
+        logger=logging.getLogger(BOLT_LOGGER),
+        # Slack is answered when a listener returns; `Acks.early` returns at its ack.
+        process_before_response=True,
+        # `bot.slack.http` checks the signature over the raw bytes before bolt sees them;
+        # Socket Mode's envelopes come over the app token's own connection, unsigned.
+        request_verification_enabled=False,
+        signing_secret=secrets.slack_signing_secret or "",
+        token=None if distribution else secrets.slack_bot_token,
+        oauth_settings=distribution.settings if distribution else None,
+        # bolt takes an AsyncAuthorize instance here too (its annotation says callable only)
+        authorize=distribution.authorize if distribution else None,  # type: ignore[arg-type]
+    )
+
+
 def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     """The Slack bot for `app`: one workspace with SLACK_BOT_TOKEN, or OAuth distribution
     with SLACK_CLIENT_ID and SLACK_CLIENT_SECRET (installations in the project's database)."""
@@ -125,21 +147,7 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
             "Slack needs SLACK_BOT_TOKEN (one workspace), or SLACK_CLIENT_ID and "
             "SLACK_CLIENT_SECRET (OAuth distribution) in the environment"
         )
-    # The token goes in as `token`, not inside a `client`: bolt reads SLACK_BOT_TOKEN from
-    # os.environ whenever `token` is None, and warns that it is unused if a client came too.
-    bolt = AsyncApp(
-        # Bolt sets the level and handlers of the logger named after the app from `logger`
-        # on every request: named "quizbot", our own top-level logger would be reset.
-        name=BOLT_LOGGER,
-        logger=logging.getLogger(BOLT_LOGGER),
-        # Slack is answered when a listener returns; `Acks.early` returns at its ack.
-        process_before_response=True,
-        signing_secret=secrets.slack_signing_secret or "",
-        token=None if distribution else secrets.slack_bot_token,
-        oauth_settings=distribution.settings if distribution else None,
-        # bolt takes an AsyncAuthorize instance here too (its annotation says callable only)
-        authorize=distribution.authorize if distribution else None,  # type: ignore[arg-type]
-    )
+    bolt = _bolt(app, distribution)
     configure(bolt.client, settings.api_url)
     bolt.error(_refuse_unhandled)
     posts = app.live_posts(refresh_interval)
@@ -151,7 +159,8 @@ def build_slack(app: Services, *, refresh_interval: float = 3.0) -> SlackBot:
     schedule = ScheduleCommands(app.schedules, delivery).run
     sessions = Sessions()
     acks = Acks()
-    _register(bolt, app, posts, admins, schedule, sessions, acks)
+    intake = Intake(app, app.admission, posts, app.metrics, "slack")
+    _register(bolt, app, posts, intake, admins, schedule, sessions, acks)
     if distribution:
         bolt.enable_token_revocation_listeners()  # deletes the installation's tokens
     else:
@@ -179,16 +188,6 @@ async def _single_token_revoked(event: dict[str, Any], context: AsyncBoltContext
     )
 
 
-ClickHandler = Callable[[Click], Awaitable[Said]]
-
-
-def arrival(context: AsyncBoltContext) -> float:
-    """When the request arrived (`time.monotonic()`): HTTP mode notes it in the context as it
-    comes in; otherwise (Socket Mode) it is now."""
-    arrived = context.get("arrived")
-    return arrived if isinstance(arrived, float) else time.monotonic()
-
-
 class MalformedActions(AsyncMiddleware):
     """A block_actions payload bolt's matchers would crash on gets the stale-click reply.
 
@@ -196,9 +195,9 @@ class MalformedActions(AsyncMiddleware):
     them) from the body before calling it, and that is what crashes.
     """
 
-    def __init__(self, services: Services, metrics: Metrics, sessions: Sessions) -> None:
+    def __init__(self, services: Services, intake: Intake, sessions: Sessions) -> None:
         self._services = services
-        self._metrics = metrics
+        self._intake = intake
         self._sessions = sessions
 
     async def async_process(
@@ -210,29 +209,28 @@ class MalformedActions(AsyncMiddleware):
     ) -> BoltResponse | None:
         if actions.well_formed(req.body):
             return await next()
-
-        async def refuse() -> None:
-            raise QuizError("stale_click")
-
-        arrived, actor = arrival(req.context), actor_of(req.context)
         to = self._sessions.reply_to(req.context.respond)
-        failure = await guarded(self._services, to, actor, refuse)
-        record(self._metrics, actor, None, failure or BUG, arrived)
-        return BoltResponse(status=200, body="")
+
+        async def reply(outcome: Outcome) -> None:
+            await clicks.send(self._services, to, outcome)
+
+        click = Click(actor_of(req.context), Stale(), clicks.arrival(req.context))
+        handled = await self._intake.handle(click, reply)
+        return BoltResponse(status=NOT_ACKED if handled is None else 200, body="")
 
 
 def _register(
     bolt: AsyncApp,
     services: Services,
     posts: LivePosts,
+    intake: Intake,
     admins: Admins,
     schedule: Handler,
     sessions: Sessions,
     acks: Acks,
 ) -> None:
-    metrics, admission = services.metrics, services.admission
+    metrics = services.metrics
     commands = Commands(services, services.publishing, posts, schedule, services.games)
-    clicks = Clicks(services, posts)
 
     async def on_command(
         ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext, respond: AsyncRespond
@@ -255,49 +253,6 @@ def _register(
         if await guarded(services, to, actor, work) == BUG:
             metrics.error("slack", "command")
 
-    def on_click(handle: ClickHandler, *, admin: bool = False) -> Callable[..., Awaitable[None]]:
-        async def listener(
-            ack: AsyncAck,
-            action: dict[str, Any],
-            context: AsyncBoltContext,
-            respond: AsyncRespond,
-        ) -> None:
-            arrived, actor = arrival(context), actor_of(context)
-            value = action.get("value")
-            who = None if actor is None else (actor.server_id, actor.user_id)
-            try:
-                async with admission.admit(who, arrived) as ticket:
-                    said = await decide(handle, admin, actor, value, context, ticket.deadline)
-                    await ack()  # the answer is stored: now Slack may be told
-                    try:
-                        await said.send(sessions.reply_to(respond))
-                    except Exception:
-                        log.exception("the reply to a click could not be sent")
-                        said = Said(said.reply, BUG)
-                    record(metrics, actor, value, said.handled, arrived)
-            except Closing:  # unacknowledged: Slack tells the clicker it failed
-                log.info("a click arrived while stopping; not acknowledged")
-
-        return listener
-
-    async def decide(
-        handle: ClickHandler,
-        admin: bool,
-        actor: Actor | None,
-        value: object,
-        context: AsyncBoltContext,
-        deadline: float,
-    ) -> Said:
-        """The click's work, up to its commit; a refusal or a failure becomes what to say."""
-        try:
-            if actor is None:
-                raise QuizError("stale_click")
-            who = await admins.check(context.client, actor) if admin else actor
-            return await handle(Click(who, value, context.client, deadline))
-        except Exception as error:
-            key, message = await failure(services, actor, error)
-            return Said(text_reply(message), key)
-
     async def on_home(event: dict[str, Any], context: AsyncBoltContext) -> None:
         actor = actor_of(context)
         if actor is None or event.get("tab", "home") != "home":
@@ -312,26 +267,37 @@ def _register(
             shared=services.state.first_seen if services.config.file.slack.shared_seen else None
         )
     )
-    bolt.middleware(MalformedActions(services, metrics, sessions))
+    bolt.middleware(MalformedActions(services, intake, sessions))
     early = acks.early
     bolt.command(COMMAND)(early(on_command))
-    bolt.action(actions.ANSWER_IDS)(early(on_click(clicks.answer)))
-    bolt.action(actions.LOCALE)(early(on_click(clicks.switch_locale)))
-    bolt.action(actions.RUN_IDS)(early(on_click(clicks.run_answer)))
-    bolt.action(actions.REVIEW_IDS)(early(on_click(clicks.review_answer)))
-    reports = ReportListeners(services, sessions)
-    bolt.action(actions.REVIEW_START)(early(reports.review_start))
-    bolt.action(actions.REPORT)(early(reports.report_button))
-    bolt.view(actions.REPORT_FORM)(early(reports.report_form))
-    bolt.action(actions.RESET_YES)(early(on_click(clicks.reset, admin=True)))
-    bolt.action(actions.RESET_NO)(early(on_click(clicks.cancel_reset)))
-    bolt.action(actions.FORGET_YES)(early(on_click(clicks.forget)))
-    bolt.action(actions.FORGET_NO)(early(on_click(clicks.keep)))
-    bolt.action(actions.HIDE)(early(on_click(clicks.hide)))
-    bolt.action(actions.SHOW)(early(on_click(clicks.show)))
-    approvers = services.config.file.suggestions.approvers
-    suggestions = SuggestionListeners(services, sessions, admins, approvers)
-    suggestions.register(bolt, commands, acks)
-    # last: whatever no listener above took
-    bolt.action(actions.ANY)(early(on_click(clicks.unknown)))
     bolt.event("app_home_opened")(early(on_home))
+    approvers = services.config.file.suggestions.approvers
+    # before the buttons: their last listener takes whatever no listener above took
+    SuggestionListeners(services, sessions, admins, approvers).register(bolt, commands, acks)
+    buttons = clicks.Buttons(services, intake, sessions, admins)
+    _register_clicks(bolt, buttons, ReportListeners(services, sessions, intake), acks)
+
+
+def _register_clicks(
+    bolt: AsyncApp, buttons: clicks.Buttons, reports: ReportListeners, acks: Acks
+) -> None:
+    """The buttons' and the form's listeners, each through the intake
+    (`bot.service.intake`)."""
+    early, on = acks.early, buttons.listener
+    for action_id, listener in (
+        (actions.ANSWER_IDS, on(clicks.answer)),
+        (actions.LOCALE, on(clicks.switch_locale)),
+        (actions.RUN_IDS, on(clicks.run_answer)),
+        (actions.REVIEW_IDS, on(clicks.review_answer)),
+        (actions.RESET_YES, on(clicks.reset, admin=True)),
+        (actions.RESET_NO, on(clicks.cancel_reset)),
+        (actions.FORGET_YES, on(clicks.forget)),
+        (actions.FORGET_NO, on(clicks.keep)),
+        (actions.HIDE, on(clicks.hide)),
+        (actions.SHOW, on(clicks.show)),
+        (actions.REVIEW_START, reports.review_start),
+        (actions.REPORT, reports.report_button),
+    ):
+        bolt.action(action_id)(early(listener))
+    bolt.view(actions.REPORT_FORM)(early(reports.report_form))
+    bolt.action(actions.ANY)(early(on(clicks.unknown)))  # last: what no listener above took

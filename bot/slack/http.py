@@ -2,8 +2,8 @@
 health check and metrics are on the ops listener (`bot.observability.ops`), not on this port.
 
 A request's body is read whole (within `BODY_SECONDS`, at most `BODY_LIMIT` bytes: 408 or 413
-otherwise) and its signature checked before it enters admission, so a slow or unsigned
-request holds up no click and no graceful stop.
+otherwise) and its signature checked before it passes the request gate (`bot.slack.gate`),
+so a slow or unsigned request holds up no click and no graceful stop.
 
 Every request to `/slack/events` is checked here before bolt sees it: a signature that is not
 Slack's over these exact bytes (or a timestamp more than five minutes off, or not a number)
@@ -29,6 +29,7 @@ from slack_bolt.request.async_request import AsyncBoltRequest
 from bot.service.admission import Closing
 from bot.slack.app import SlackBot
 from bot.slack.dedup import SeenSignatures
+from bot.slack.fastpath import NOT_ACKED
 
 log = logging.getLogger("quizbot.slack")
 EVENTS_PATH = "/slack/events"
@@ -39,6 +40,8 @@ BODY_SECONDS = 2.0
 MAX_AGE = 300
 """Slack's limit on a request's age (and on its clock running ahead of ours), in seconds."""
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+FirstSeen = Callable[[str, float], Awaitable[bool]]
+"""Whether a key is new to every process sharing the database (`ProcessState.first_seen`)."""
 
 
 def web_app(bot: SlackBot, *, events: bool = True) -> web.Application:
@@ -71,12 +74,22 @@ def signed(secret: bytes, body: bytes, timestamp: str, signature: str, now: floa
 
 
 def _events_handler(bot: SlackBot) -> Handler:
-    secret = bot.signing_secret.encode()
-    seen = SeenSignatures(window=MAX_AGE)
     app = bot.app
     shared = app.state.first_seen if app is not None and app.config.file.slack.shared_seen else None
+    return _Events(bot, shared).handle
 
-    async def handle(request: web.Request) -> web.StreamResponse:
+
+class _Events:
+    """`/slack/events`: each request read, checked and let through the request gate to bolt."""
+
+    def __init__(self, bot: SlackBot, shared: FirstSeen | None) -> None:
+        self.bot = bot
+        self.secret = bot.signing_secret.encode()
+        self.seen = SeenSignatures(window=MAX_AGE)
+        self.shared = shared
+        """Signatures seen by any process sharing the database (`[slack] shared_seen`)."""
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
         arrived = time.monotonic()
         if (request.content_length or 0) > BODY_LIMIT:
             return web.Response(status=413)
@@ -90,17 +103,17 @@ def _events_handler(bot: SlackBot) -> Handler:
             return web.Response(status=413)
         timestamp = request.headers.get("X-Slack-Request-Timestamp", "")
         signature = request.headers.get("X-Slack-Signature", "")
-        if not signed(secret, raw, timestamp, signature, time.time()):
+        if not signed(self.secret, raw, timestamp, signature, time.time()):
             log.info("refused a Slack request with a bad or old signature")
             return web.Response(status=401)
         try:
-            async with bot.requests.admit(None, arrived):
-                return await checked(request, raw, timestamp, signature, arrived)
+            async with self.bot.requests.enter():
+                return await self.checked(request, raw, timestamp, signature, arrived)
         except Closing:  # stopping: nothing more is acknowledged
             return web.Response(status=503)
 
     async def checked(
-        request: web.Request, raw: bytes, timestamp: str, signature: str, arrived: float
+        self, request: web.Request, raw: bytes, timestamp: str, signature: str, arrived: float
     ) -> web.StreamResponse:
         try:
             bolt_request = AsyncBoltRequest(
@@ -112,26 +125,29 @@ def _events_handler(bot: SlackBot) -> Handler:
         except Exception:
             log.warning("unparseable Slack request (signed)")
             return web.Response(status=400)
-        if not seen.first_time(signature, int(timestamp)) or (
-            shared is not None and not await shared(f"signature:{signature}", 2 * MAX_AGE)
-        ):
+        if await self.replayed(signature, int(timestamp)):
             log.warning(
                 "a replayed Slack request was ignored (its signature was seen before)",
                 extra={"event": "replay"},
             )
             return web.Response(status=200)
         try:
-            response = await bot.bolt.async_dispatch(bolt_request)
+            response = await self.bot.bolt.async_dispatch(bolt_request)
         except Exception as error:  # bolt itself tripped on the body's shape (`view: null`)
             log.warning("a signed Slack request bolt could not handle: %s", type(error).__name__)
             return web.Response(status=400)
-        if response.status == 404:  # no listener took it
-            if bot.admission is not None and bot.admission.closing:
+        if response.status == NOT_ACKED:  # no listener took it (bolt's 404 too)
+            admission = self.bot.admission
+            if admission is not None and admission.closing:
                 return web.Response(status=503)  # a click refused while stopping: unacked
             return web.Response(status=200)  # an event the bot does not handle: acknowledged
         return await to_aiohttp_response(response)
 
-    return handle
+    async def replayed(self, signature: str, timestamp: int) -> bool:
+        if not self.seen.first_time(signature, timestamp):
+            return True
+        shared = self.shared
+        return shared is not None and not await shared(f"signature:{signature}", 2 * MAX_AGE)
 
 
 def _oauth_handler(flow: AsyncOAuthFlow, *, install: bool) -> Handler:

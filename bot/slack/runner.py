@@ -13,14 +13,11 @@ import logging
 from contextlib import AsyncExitStack
 
 from aiohttp import web
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-from slack_sdk.socket_mode.aiohttp import SocketModeClient
-from slack_sdk.socket_mode.request import SocketModeRequest
 
 from bot.config import Config
-from bot.service.admission import Admission, Closing
 from bot.service.services import Services
 from bot.slack.app import SlackBot, build_slack
+from bot.slack.fastpath import SocketHandler
 from bot.slack.http import web_app
 from bot.slack.setup import check_setup, verify_credentials
 
@@ -32,22 +29,6 @@ LISTEN_BACKLOG = 1024
 """Connections the kernel holds before the bot accepts them (aiohttp's default is 128): a
 question posted to a big workspace gets hundreds of clicks in its first second, and a
 refused connection is a click Slack reports as failed."""
-
-
-class SocketHandler(AsyncSocketModeHandler):
-    """Bolt's Socket Mode handler, counting each envelope from its arrival until its ack is
-    sent (`requests`): stopping waits for those, and leaves a later one unacknowledged."""
-
-    def __init__(self, bot: SlackBot, app_token: str | None) -> None:
-        super().__init__(bot.bolt, app_token)
-        self.requests: Admission = bot.requests
-
-    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
-        try:
-            async with self.requests.admit(None):
-                await super().handle(client, req)
-        except Closing:
-            log.info("a Socket Mode envelope arrived while stopping; not acknowledged")
 
 
 async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
@@ -62,7 +43,7 @@ async def serve(bot: SlackBot, config: Config, stack: AsyncExitStack) -> None:
         await web.TCPSite(runner, settings.host, settings.port, backlog=LISTEN_BACKLOG).start()
         log.info("Slack HTTP on %s:%s", settings.host, settings.port)
     if socket:
-        handler = SocketHandler(bot, config.secrets.slack_app_token)
+        handler = SocketHandler(bot.bolt, config.secrets.slack_app_token, bot.requests)
         await handler.connect_async()  # type: ignore[no-untyped-call]
         stack.push_async_callback(handler.close_async)
         log.info("Slack Socket Mode connected")

@@ -29,9 +29,9 @@ from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
 from bot.service.services import Services
 from bot.slack import suggestion_blocks as show
-from bot.slack.acks import Acks
 from bot.slack.blocks import Reply
 from bot.slack.commands import Command, Commands, Request
+from bot.slack.fastpath import Acks
 from bot.slack.identity import Admins, actor_of
 from bot.slack.replies import Sessions, failure, guarded, private
 

@@ -219,3 +219,45 @@ def all_text(blocks: list[dict[str, Any]]) -> str:
 
     walk(blocks)
     return "\n".join(out)
+
+
+def report_submission(
+    key: str, reason: str, details: str | None, user: str = "U9"
+) -> dict[str, Any]:
+    """A view_submission of the report form, as Slack sends it."""
+    values: dict[str, Any] = {
+        "reason": {
+            "reason": {
+                "type": "static_select",
+                "selected_option": {
+                    "text": {"type": "plain_text", "text": reason, "emoji": True},
+                    "value": reason,
+                },
+            }
+        },
+        "details": {"details": {"type": "plain_text_input", "value": details}},
+    }
+    return {
+        "type": "view_submission",
+        "team": {"id": "T1", "domain": "team-t1"},
+        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": "T1"},
+        "api_app_id": "A1",
+        "token": VERIFICATION_TOKEN,
+        "trigger_id": "12345.98765.abcd2358fdea",
+        "view": {
+            "id": "V2",
+            "team_id": "T1",
+            "type": "modal",
+            "blocks": [],
+            "private_metadata": key,
+            "callback_id": "quiz_report_form",
+            "state": {"values": values},
+            "hash": f"{int(time.time())}.abc",
+            "title": {"type": "plain_text", "text": "Report a problem"},
+            "app_id": "A1",
+            "bot_id": "B1",
+        },
+        "response_urls": [],
+        "is_enterprise_install": False,
+        "enterprise": None,
+    }

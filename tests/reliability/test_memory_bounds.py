@@ -18,6 +18,7 @@ import pytest
 from bot.bootstrap import capabilities
 from bot.discord import buttons as discord_buttons
 from bot.discord import embeds
+from bot.discord import fastpath as discord_fastpath
 from bot.domain.actor import Actor
 from bot.domain.answer import AnswerResult
 from bot.domain.clock import ManualClock
@@ -145,18 +146,17 @@ async def test_per_post_replies_and_records_are_kept_within_their_bounds(quiz: A
     assert len(quiz._posts) == KEEP_POSTS
     for result in results:  # each post's private reply, as each platform builds it
         slack_blocks.answer_reply(result).payload()
-        discord_buttons.answer_body(result)
+        discord_fastpath.answer_body(result, discord_buttons._answer_parts)
     caches = {
         "slack reply buttons": (slack_blocks._reply_buttons, slack_blocks.POST_BLOCKS_KEPT),
         "slack text blocks": (slack_blocks._plain, slack_blocks.TEXT_BLOCKS_KEPT),
         "slack context blocks": (slack_blocks._context, slack_blocks.TEXT_BLOCKS_KEPT),
-        "discord reply views": (discord_buttons._reply_view, discord_buttons.VIEWS_KEPT),
         "discord escaped texts": (embeds.esc, embeds.TEXTS_KEPT),
     }
     for name, (cache, bound) in caches.items():
         assert cache.cache_info().currsize <= bound, name
     assert slack_blocks._reply_buttons.cache_info().currsize == slack_blocks.POST_BLOCKS_KEPT
-    assert len(discord_buttons._FRAMES) <= discord_buttons._MOST_FRAMES
+    assert len(discord_fastpath._FRAMES) <= discord_fastpath._MOST_FRAMES
 
 
 async def test_a_persons_totals_line_is_built_for_them_and_not_kept(quiz: Answering) -> None:

@@ -1,5 +1,5 @@
 """A click's private answer is built once per post, language and click and given each
-person's footer (`answer_body`); what Discord receives is the reply built whole, for every
+person's footer (`fastpath.answer_body`); what Discord receives is the reply built whole, for every
 kind of click, after a deck is reloaded, and for a reply too long to leave room for a
 footer."""
 
@@ -12,8 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.decks.model import Deck, Question
-from bot.discord.buttons import _FRAMES, answer_body, answer_reply
-from bot.discord.replies import private_reply
+from bot.discord.buttons import _answer_parts, answer_reply
+from bot.discord.fastpath import _FRAMES, answer_body, private_reply
 from bot.domain.answer import AnswerResult
 from bot.domain.post import PostView
 from bot.domain.records import AnswerStatus, PostRecord, Totals
@@ -50,7 +50,7 @@ def _result(
 
 
 def _sent(result: AnswerResult) -> Any:
-    return json.loads(answer_body(result))
+    return json.loads(answer_body(result, _answer_parts))
 
 
 def _whole(result: AnswerResult) -> Any:

@@ -3,11 +3,15 @@ fails, never warns, when the installed discord.py moves what the bot relies on, 
 discord.py is tried here before it can reach a running bot. discord.py is pinned to the
 minor range these pass on (pyproject.toml, constraints.txt).
 
-- The answer-click intake (`bot.discord.intake`) wraps `ConnectionState.parsers
+Every use is in `bot.discord.fastpath`:
+
+- Answer clicks without their message: a wrapper on `ConnectionState.parsers
   ["INTERACTION_CREATE"]`, which the gateway looks events up in; its self-test holds back
   `ConnectionState.dispatch` and parses a click without its message.
-- The click's private reply (`bot.discord.callback`) marks the interaction answered by
-  writing `InteractionResponse._response_type`, as discord.py's own `send_message` does.
+- The click's private reply (posted by `bot.discord.callback`) marks the interaction
+  answered by writing `InteractionResponse._response_type`, as discord.py's own
+  `send_message` does.
+- `use_endpoints` sets `Route.BASE` and `DiscordWebSocket.DEFAULT_GATEWAY`.
 
 And what happens when it moves anyway: the wrapper is not installed (one log line says why)
 or, failing at run time, gives the clicks back to discord.py; the bot answers either way.
@@ -25,12 +29,13 @@ from typing import Any
 
 import discord
 import pytest
+import yarl
 from discord.gateway import DiscordWebSocket
 from discord_harness import ALICE, BOB, BotFactory
 from packaging.requirements import Requirement
 from packaging.version import Version
 
-from bot.discord import buttons, callback, intake
+from bot.discord import buttons, fastpath
 from bot.discord.client import QuizClient
 from bot.testing.fake_discord import BOT
 
@@ -48,8 +53,8 @@ def state() -> Any:
 def test_the_gateway_looks_events_up_in_the_state_parsers() -> None:
     parsers = state().parsers
     assert isinstance(parsers, dict)
-    assert inspect.ismethod(parsers[intake.EVENT])
-    assert parsers[intake.EVENT].__name__ == "parse_interaction_create"
+    assert inspect.ismethod(parsers[fastpath.EVENT])
+    assert parsers[fastpath.EVENT].__name__ == "parse_interaction_create"
     # The gateway keeps that very dict (not a copy) and calls what it holds per event.
     assert "ws._discord_parsers = client._connection.parsers" in inspect.getsource(
         DiscordWebSocket.from_client
@@ -57,25 +62,38 @@ def test_the_gateway_looks_events_up_in_the_state_parsers() -> None:
     assert "self._discord_parsers[event]" in inspect.getsource(DiscordWebSocket.received_message)
 
 
+def test_a_client_keeps_its_state_where_the_fast_path_looks() -> None:
+    client = discord.Client(intents=discord.Intents(guilds=True))
+    assert isinstance(client._connection, discord.state.ConnectionState)
+    assert client._connection.parsers[fastpath.EVENT].__name__ == "parse_interaction_create"
+
+
 def test_the_self_test_passes_on_the_installed_discord_py() -> None:
     connection = state()
     assert "dispatch" in vars(connection), "dispatch is no longer an attribute to hold back"
-    assert intake.self_test(connection, connection.parsers[intake.EVENT], ANSWER) is None
+    assert fastpath.self_test(connection, connection.parsers[fastpath.EVENT], ANSWER) is None
 
 
 def test_the_reply_fast_path_marks_the_interaction_answered_as_discord_py_does() -> None:
     connection = state()
     made: list[discord.Interaction] = []
     connection.dispatch = lambda event, *args: made.append(args[0])
-    connection.parsers[intake.EVENT](intake.sample_click(None))
+    connection.parsers[fastpath.EVENT](fastpath.sample_click(None))
     (interaction,) = made
     assert not interaction.response.is_done()
     assert hasattr(interaction.response, "_response_type")
-    callback.answered(interaction)
+    fastpath.answered(interaction)
     assert interaction.response.is_done()
     assert interaction.response.type is discord.InteractionResponseType.channel_message
     sends = inspect.getsource(discord.InteractionResponse.send_message)
     assert "self._response_type = InteractionResponseType.channel_message" in sends
+
+
+def test_the_endpoints_are_class_attributes_discord_py_reads() -> None:
+    assert isinstance(vars(discord.http.Route)["BASE"], str)
+    assert "self.BASE + self.path" in inspect.getsource(discord.http.Route.__init__)
+    assert isinstance(vars(DiscordWebSocket)["DEFAULT_GATEWAY"], yarl.URL)
+    assert "cls.DEFAULT_GATEWAY" in inspect.getsource(DiscordWebSocket.from_client)
 
 
 def _pins(text: str) -> list[Requirement]:
@@ -99,7 +117,7 @@ def test_discord_py_is_pinned_to_the_minor_release_these_fences_pass_on(source: 
 
 def reads_message(connection: Any) -> Callable[[dict[str, Any]], None]:
     """A discord.py whose parser reads the message of every click (KeyError without)."""
-    original = connection.parsers[intake.EVENT]
+    original = connection.parsers[fastpath.EVENT]
 
     def parse(data: dict[str, Any]) -> None:
         if data.get("type") == 3:
@@ -113,10 +131,10 @@ def test_a_discord_py_that_reads_the_message_keeps_its_own_parser(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     connection = state()
-    connection.parsers[intake.EVENT] = parse = reads_message(connection)
+    connection.parsers[fastpath.EVENT] = parse = reads_message(connection)
     with caplog.at_level(logging.WARNING, logger="quizbot.discord"):
-        assert intake.answers_skip_message(connection, ANSWER) is False
-    assert connection.parsers[intake.EVENT] is parse
+        assert fastpath.answers_skip_message(connection, ANSWER) is False
+    assert connection.parsers[fastpath.EVENT] is parse
     (line,) = [r.getMessage() for r in caplog.records]
     assert line == (
         "answer clicks are parsed whole, as discord.py does: a click without its message "
@@ -128,7 +146,7 @@ async def test_without_the_wrapper_the_bot_answers_clicks_as_discord_py_does(
     make_bot: BotFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     def older(client: QuizClient) -> None:
-        client._connection.parsers[intake.EVENT] = reads_message(client._connection)
+        client._connection.parsers[fastpath.EVENT] = reads_message(client._connection)
 
     with caplog.at_level(logging.WARNING, logger="quizbot.discord"):
         bot = await make_bot(prepare=older)
@@ -149,7 +167,7 @@ async def test_a_wrapper_that_fails_at_run_time_gives_clicks_back_to_discord_py(
     failures: list[str] = []
 
     def fails_later(client: QuizClient) -> None:
-        original = client._connection.parsers[intake.EVENT]
+        original = client._connection.parsers[fastpath.EVENT]
 
         def parse(data: dict[str, Any]) -> None:
             clicked = data.get("type") == 3 and data.get("token") != "self-test"
@@ -158,12 +176,12 @@ async def test_a_wrapper_that_fails_at_run_time_gives_clicks_back_to_discord_py(
                 raise RuntimeError("a newer discord.py needs the message")
             original(data)
 
-        client._connection.parsers[intake.EVENT] = parse
+        client._connection.parsers[fastpath.EVENT] = parse
 
     bot = await make_bot(prepare=fails_later)
     assert bot.client is not None
     parsers = bot.client._connection.parsers
-    assert parsers[intake.EVENT].__name__ == "parse_interaction"  # installed
+    assert parsers[fastpath.EVENT].__name__ == "parse_interaction"  # installed
     post_id, posted = await bot.post(deck="basics", question="bubble")
     assert posted.message_id is not None
     right = await bot.right_label(post_id)
@@ -174,7 +192,7 @@ async def test_a_wrapper_that_fails_at_run_time_gives_clicks_back_to_discord_py(
 
     assert first.embed["title"] == "✅ Right!" and second.embed["title"] == "❌ Not quite."
     assert len(failures) == 1  # the second click went straight to discord.py's parser
-    assert parsers[intake.EVENT].__name__ == "parse"
+    assert parsers[fastpath.EVENT].__name__ == "parse"
     assert [r.getMessage() for r in caplog.records if "fast path" in r.getMessage()] == [
         "the answer-click fast path failed (parsing a click without its message); "
         "discord.py parses clicks now"
@@ -184,4 +202,4 @@ async def test_a_wrapper_that_fails_at_run_time_gives_clicks_back_to_discord_py(
 
 
 def test_the_self_test_click_is_an_answer_click() -> None:
-    assert re.fullmatch(ANSWER, intake.SELF_TEST_ID)
+    assert re.fullmatch(ANSWER, fastpath.SELF_TEST_ID)

@@ -4,7 +4,6 @@ against the fake Slack, with payloads shaped as Slack sends them."""
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlencode
@@ -16,7 +15,12 @@ from bot.domain.review import card_key
 from bot.presentation.report_messages import digest_messages
 from bot.service.deliveries import Deliveries
 from bot.service.problem_digest import ProblemDigest
-from bot.testing.slack_requests import VERIFICATION_TOKEN, Sent, all_text, buttons
+from bot.testing.slack_requests import (
+    Sent,
+    all_text,
+    buttons,
+    report_submission,
+)
 from tests.platform.slack.conftest import TEST_DECK, Slack, SlackFactory
 
 SERVER = "slack:T1"
@@ -151,43 +155,7 @@ async def test_mastery_leaderboard_ranks_by_questions_mastered(slack: Slack) -> 
 
 
 def _submission(key: str, reason: str, details: str | None, user: str = "U9") -> dict[str, Any]:
-    """A view_submission of the report form, as Slack sends it."""
-    values: dict[str, Any] = {
-        "reason": {
-            "reason": {
-                "type": "static_select",
-                "selected_option": {
-                    "text": {"type": "plain_text", "text": reason, "emoji": True},
-                    "value": reason,
-                },
-            }
-        },
-        "details": {"details": {"type": "plain_text_input", "value": details}},
-    }
-    return {
-        "type": "view_submission",
-        "team": {"id": "T1", "domain": "team-t1"},
-        "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": "T1"},
-        "api_app_id": "A1",
-        "token": VERIFICATION_TOKEN,
-        "trigger_id": "12345.98765.abcd2358fdea",
-        "view": {
-            "id": "V2",
-            "team_id": "T1",
-            "type": "modal",
-            "blocks": [],
-            "private_metadata": key,
-            "callback_id": "quiz_report_form",
-            "state": {"values": values},
-            "hash": f"{int(time.time())}.abc",
-            "title": {"type": "plain_text", "text": "Report a problem"},
-            "app_id": "A1",
-            "bot_id": "B1",
-        },
-        "response_urls": [],
-        "is_enterprise_install": False,
-        "enterprise": None,
-    }
+    return report_submission(key, reason, details, user)
 
 
 async def _submit(slack: Slack, payload: dict[str, Any]) -> Sent:

@@ -1,9 +1,18 @@
-"""Slack is answered the moment a listener acks; the listener's work goes on in a task.
+"""Where the Slack adapter relies on bolt's internals, fenced: tests/slack/test_slack_fences.py
+fails when one of them moves, and slack-bolt is pinned to the versions those tests pass on
+(pyproject.toml, constraints.txt). Nothing else in `bot` reaches past bolt's public API.
 
-bolt runs the app with `process_before_response=True`: a listener runs inline and Slack's
-HTTP response (or Socket Mode ack) is what it returns. Each listener is registered through
-`Acks.early`, which runs it in a task and returns as soon as it calls `ack()` (or ends
-without it), so a click's private reply and a command's work never hold up the ack.
+- `Acks.early`: Slack is answered the moment a listener acks; its work goes on in a task. It
+  relies on bolt returning what `AsyncAck.response` recorded, and on bolt reading a listener's
+  arguments through `functools.wraps`.
+- `SocketHandler`: bolt's Socket Mode handler with its `handle(client, req)` overridden, as
+  bolt registers it (bound) as the Socket Mode client's listener, to count each envelope.
+
+Why `Acks`: bolt runs the app with `process_before_response=True`: a listener runs inline
+and Slack's HTTP response (or Socket Mode ack) is what it returns. Each listener is
+registered through `Acks.early`, which runs it in a task and returns as soon as it calls
+`ack()` (or ends without it), so a click's private reply and a command's work never hold up
+the ack.
 
 bolt's default (`process_before_response=False`) did the same with a task per request and a
 loop that woke every 10 ms to see whether `ack()` had been called: in a burst of 1,000 clicks
@@ -17,10 +26,20 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
+import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+from slack_bolt.app.async_app import AsyncApp
 from slack_bolt.response import BoltResponse
+from slack_sdk.socket_mode.aiohttp import SocketModeClient
+from slack_sdk.socket_mode.request import SocketModeRequest
+
+from bot.service.admission import Closing
+from bot.slack.gate import RequestGate
+
+log = logging.getLogger("quizbot.slack")
 
 Listener = Callable[..., Awaitable[Any]]
 
@@ -41,10 +60,6 @@ class Acks:
         self._running.add(task)
         task.add_done_callback(self._running.discard)
         return task
-
-    @property
-    def running(self) -> int:
-        return len(self._running)
 
     def early(self, listener: Listener) -> Listener:
         """`listener`, answering Slack when it acks. bolt reads the arguments it passes from
@@ -82,3 +97,19 @@ class Acks:
             return BoltResponse(status=NOT_ACKED, body="")
 
         return run
+
+
+class SocketHandler(AsyncSocketModeHandler):
+    """Bolt's Socket Mode handler, counting each envelope from its arrival until its ack is
+    sent (`requests`): stopping waits for those, and leaves a later one unacknowledged."""
+
+    def __init__(self, bolt: AsyncApp, app_token: str | None, requests: RequestGate) -> None:
+        super().__init__(bolt, app_token)
+        self.requests = requests
+
+    async def handle(self, client: SocketModeClient, req: SocketModeRequest) -> None:  # type: ignore[override]
+        try:
+            async with self.requests.enter():
+                await super().handle(client, req)
+        except Closing:
+            log.info("a Socket Mode envelope arrived while stopping; not acknowledged")
