@@ -138,6 +138,15 @@ class SuggestionListeners:
             message = await self._said(actor, error)
             await ack(response_action="errors", errors={field.value: message[:ERROR_LIMIT]})
             return
+        if edits is None:  # an ack is a promise: what was typed is stored before the form goes
+            try:
+                await self._box.keep(actor, _name(body), fields)
+            except Exception as error:  # the form stays open, as typed, and says why
+                message = await self._said(actor, error)
+                await ack(
+                    response_action="errors", errors={Field.QUESTION.value: message[:ERROR_LIMIT]}
+                )
+                return
         await ack(
             response_action="update",
             view=show.notice(locale, text(locale, "suggest.checking")).to_dict(),

@@ -290,3 +290,23 @@ async def test_an_admin_edits_a_waiting_suggestion_in_the_form(slack: Slack) -> 
     assert "Saved your edit of #1." in all_text(done["blocks"])
     [waiting] = await slack.app.services.suggestions.store.waiting("slack:T1", 10)
     assert waiting.draft.question == "Which format is a deck file in?"
+
+
+async def test_a_form_the_database_cannot_take_stays_open_as_typed(slack: Slack) -> None:
+    """An ack is a promise: the form is stored before Slack is told it went. When the
+    database refuses, the form stays open with what was typed, and says it was not saved."""
+    from bot.service.ports import StoreUnavailable
+
+    box = slack.app.services.suggestions
+
+    async def refused(*args: object, **kwargs: object) -> None:
+        raise StoreUnavailable()
+
+    box.store.save_draft = refused  # type: ignore[method-assign]
+    await slack.tester.command("suggest", user=AUTHOR)
+    await slack.fake.until(lambda: bool(slack.fake.api("views.open")))
+    sent = await _send(slack, submission("quiz_suggest_form", form_values(TELLS), AUTHOR))
+    answer = json.loads(sent.body)
+    assert answer["response_action"] == "errors"
+    assert "not saved" in answer["errors"][Field.QUESTION.value]
+    assert not slack.fake.api("views.update")  # never turned into "checking"
