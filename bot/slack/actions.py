@@ -154,3 +154,16 @@ def well_formed(body: dict[str, object]) -> bool:
         and isinstance(user.get("id"), str)
         and bool(user["id"])
     )
+
+
+FORM_ERROR_LIMIT = 150
+"""Characters of an error Slack shows under a form's field."""
+
+
+def dig(node: object, *keys: str) -> object:
+    """`node[k1][k2]...`, or None where a payload lacks a level (forms are never trusted)."""
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node

@@ -24,17 +24,6 @@ from bot.slack.identity import actor_of
 from bot.slack.replies import Sessions, failure, private
 
 log = logging.getLogger("quizbot.slack")
-ERROR_LIMIT = 150
-"""Characters of an error Slack shows under a form's field."""
-
-
-def _dig(node: object, *keys: str) -> object:
-    """`node[k1][k2]...`, or None where a payload lacks a level (forms are never trusted)."""
-    for key in keys:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
 
 
 class ReportListeners:
@@ -53,7 +42,7 @@ class ReportListeners:
     ) -> None:
         """App Home's "Review now", `/quiz stats`' weakest-topic button."""
         actor, to = actor_of(context), self._sessions.reply_to(respond)
-        from_home = _dig(body, "container", "type") == "view"
+        from_home = actions.dig(body, "container", "type") == "view"
 
         async def reply(outcome: Outcome) -> None:
             said, _ = await clicks.rendered(self._services, outcome)
@@ -96,9 +85,9 @@ class ReportListeners:
         question no longer loaded, the database busy) is shown on the form, nothing stored.
         The form's acknowledgement is its reply."""
         key = actions.parse_key(view.get("private_metadata"))
-        values = _dig(view, "state", "values")
-        reason = _dig(values, "reason", "reason", "selected_option", "value")
-        details = _dig(values, "details", "details", "value")
+        values = actions.dig(view, "state", "values")
+        reason = actions.dig(values, "reason", "reason", "selected_option", "value")
+        details = actions.dig(values, "details", "details", "value")
         text = details if isinstance(details, str) else ""
         intent = Stale() if key is None else Report(key, reason, text)
 
@@ -109,7 +98,9 @@ class ReportListeners:
                 return
             error = outcome.error if isinstance(outcome, Refused) else None
             _, message = await failure(self._services, click.actor, error or RuntimeError(outcome))
-            await ack(response_action="errors", errors={"reason": message[:ERROR_LIMIT]})
+            await ack(
+                response_action="errors", errors={"reason": message[: actions.FORM_ERROR_LIMIT]}
+            )
 
         click = Click(actor_of(context), intent, clicks.arrival(context))
         await self._intake.handle(click, reply)

@@ -28,6 +28,7 @@ from bot.domain.suggestion import Draft, Field
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
 from bot.service.services import Services
+from bot.slack import actions
 from bot.slack import suggestion_blocks as show
 from bot.slack.blocks import Reply
 from bot.slack.commands import Command, Commands, Request
@@ -36,23 +37,14 @@ from bot.slack.identity import Admins, actor_of
 from bot.slack.replies import Sessions, failure, guarded, private
 
 log = logging.getLogger("quizbot.slack")
-ERROR_LIMIT = 150
-
-
-def _dig(node: object, *keys: str) -> object:
-    for key in keys:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
 
 
 def typed(view: dict[str, Any]) -> dict[Field, str]:
     """The form's fields as typed (a payload is never trusted: what is not text is empty)."""
-    values = _dig(view, "state", "values")
+    values = actions.dig(view, "state", "values")
     found: dict[Field, str] = {}
     for f in Field:
-        value = _dig(values, f.value, f.value, "value")
+        value = actions.dig(values, f.value, f.value, "value")
         found[f] = value if isinstance(value, str) else ""
     return found
 
@@ -60,10 +52,10 @@ def typed(view: dict[str, Any]) -> dict[Field, str]:
 def _name(body: dict[str, Any]) -> str:
     user = body.get("user")
     for key in ("name", "username"):
-        value = _dig(user, key)
+        value = actions.dig(user, key)
         if isinstance(value, str) and value:
             return value
-    return str(_dig(user, "id") or "?")
+    return str(actions.dig(user, "id") or "?")
 
 
 def _edits(meta: object) -> int | None:
@@ -72,7 +64,7 @@ def _edits(meta: object) -> int | None:
         found = json.loads(meta) if isinstance(meta, str) and meta.startswith("{") else None
     except ValueError:
         return None
-    edits = _dig(found, "e")
+    edits = actions.dig(found, "e")
     return edits if isinstance(edits, int) and not isinstance(edits, bool) else None
 
 
@@ -136,7 +128,9 @@ class SuggestionListeners:
         if actor is None or refused is not None:
             field, error = refused or (Field.QUESTION, QuizError("stale_click"))
             message = await self._said(actor, error)
-            await ack(response_action="errors", errors={field.value: message[:ERROR_LIMIT]})
+            await ack(
+                response_action="errors", errors={field.value: message[: actions.FORM_ERROR_LIMIT]}
+            )
             return
         if edits is None:  # an ack is a promise: what was typed is stored before the form goes
             try:
@@ -144,7 +138,8 @@ class SuggestionListeners:
             except Exception as error:  # the form stays open, as typed, and says why
                 message = await self._said(actor, error)
                 await ack(
-                    response_action="errors", errors={Field.QUESTION.value: message[:ERROR_LIMIT]}
+                    response_action="errors",
+                    errors={Field.QUESTION.value: message[: actions.FORM_ERROR_LIMIT]},
                 )
                 return
         await ack(
@@ -189,7 +184,7 @@ class SuggestionListeners:
             return
         locale = await self._quiz.ui_locale(actor)
         draft = await self._box.draft(actor)
-        view_id = str(_dig(body, "view", "id") or "")
+        view_id = str(actions.dig(body, "view", "id") or "")
         await context.client.views_update(view_id=view_id, view=show.form(locale, draft).to_dict())
 
     async def send(
@@ -201,7 +196,7 @@ class SuggestionListeners:
         if actor is None or suggestion is None:
             return
         locale = await self._quiz.ui_locale(actor)
-        view_id = str(_dig(body, "view", "id") or "")
+        view_id = str(actions.dig(body, "view", "id") or "")
         await context.client.views_update(
             view_id=view_id, view=show.notice(locale, text(locale, "suggest.checking")).to_dict()
         )
@@ -312,7 +307,7 @@ class SuggestionListeners:
     ) -> None:
         """The reason sent: rejected, the author told; the form says it is done."""
         actor, suggestion = actor_of(context), _id(view.get("private_metadata"))
-        reason = _dig(view, "state", "values", "reason", "reason", "value")
+        reason = actions.dig(view, "state", "values", "reason", "reason", "value")
         try:
             if actor is None or suggestion is None:
                 raise QuizError("stale_click")
@@ -322,7 +317,9 @@ class SuggestionListeners:
             )
         except Exception as error:
             message = await self._said(actor, error)
-            await ack(response_action="errors", errors={"reason": message[:ERROR_LIMIT]})
+            await ack(
+                response_action="errors", errors={"reason": message[: actions.FORM_ERROR_LIMIT]}
+            )
             return
         locale = await self._quiz.ui_locale(who)
         await ack(
