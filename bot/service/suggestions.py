@@ -41,9 +41,12 @@ from bot.domain.team_deck import team_deck
 from bot.service.deliveries import Deliveries
 from bot.service.delivery import Delivery
 from bot.service.suggestion_port import Suggestions as SuggestionStore
+from bot.service.supervision import Backoff, Faults, Supervisor
 
 log = logging.getLogger("quizbot.suggestions")
 POLL_SECONDS = 5.0
+BACKOFF = Backoff(first=5.0, most=60.0)
+"""After a failed look at the database, the next is up to a minute away."""
 QUEUE_PAGE = 10
 """Suggestions the queue shows at once (the oldest): a short list to work through."""
 REASON_LIMIT = 300
@@ -238,13 +241,11 @@ class Suggestions:
             await self.refresh()
 
     async def run(self) -> None:
-        """Keeps the own decks as the database has them (another process approves too)."""
-        while True:
-            try:
-                await self.sync()
-            except Exception:
-                log.exception("the servers' own decks could not be read")
-            await self._clock.sleep(POLL_SECONDS)
+        """Keeps the own decks as the database has them (another process approves too),
+        supervised: a database that cannot be read is logged once, then once a minute, and
+        looked at again (`bot.service.supervision`)."""
+        supervisor = Supervisor(self._clock, Faults(self._clock, log))
+        await supervisor.loop("the servers' own decks", self.sync, POLL_SECONDS, BACKOFF)
 
 
 def _admin(actor: Actor) -> None:
