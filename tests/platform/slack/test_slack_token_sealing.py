@@ -217,6 +217,7 @@ def test_the_sealer_keeps_none_and_plain_values_and_seals_once() -> None:
         (f"{NEW},short", "QUIZBOT_TOKEN_KEY: key 2 of 2 is not a Fernet key"),
         (" , ", "QUIZBOT_TOKEN_KEY is empty"),
     ],
+    ids=["unset", "not-a-key", "second-too-short", "only-commas"],  # keys are random
 )
 async def test_a_missing_or_malformed_key_is_a_setup_error(
     key: str, message: str, tmp_path: Path
