@@ -44,9 +44,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy.
+# Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy; two pytest-xdist
+# workers, as most tests wait on sockets and child processes (tests/README.md).
 test: lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2
 
 # One level of the test pyramid (tests/README.md): unit, seconds, no database server;
 # contract, each store on SQLite and PostgreSQL; platform, the real bolt and discord.py

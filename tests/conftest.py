@@ -74,14 +74,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in wanted:
             item.add_marker(skip)
         return
+    if hasattr(config, "workerinput"):
+        return  # a pytest-xdist worker: the controller asked before starting it
+    exit_unless_postgres_answers(f"its {len(wanted)} tests")
+
+
+def exit_unless_postgres_answers(tests: str) -> None:
+    """Stops the run in one line that says what to do when the test PostgreSQL is missing."""
     problem = postgres_problem(POSTGRES_URL)
     if problem is not None:
         pytest.exit(
             f"PostgreSQL at {POSTGRES_URL} cannot be used ({problem}): start it as "
-            "docs/install.md#postgresql-for-the-tests shows, or leave its "
-            f"{len(wanted)} tests out: QUIZBOT_TEST_POSTGRES=skip make test",
+            "docs/install.md#postgresql-for-the-tests shows, or leave "
+            f"{tests} out: QUIZBOT_TEST_POSTGRES=skip make test",
             returncode=pytest.ExitCode.USAGE_ERROR,
         )
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """With pytest-xdist (`make test` runs two workers), the controller collects nothing, so
+    it asks PostgreSQL here, once, before any worker starts."""
+    config = session.config
+    parallel = getattr(config.option, "numprocesses", None)
+    if parallel and not hasattr(config, "workerinput") and not SKIP_POSTGRES:
+        exit_unless_postgres_answers("its tests")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

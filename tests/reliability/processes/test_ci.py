@@ -45,6 +45,13 @@ def test_a_missing_postgresql_is_one_line_that_says_what_to_do() -> None:
     assert "docs/install.md#postgresql-for-the-tests" in said[0]
     assert "QUIZBOT_TEST_POSTGRES=skip make test" in said[0]
     assert "Traceback" not in ran.stdout and "ConnectionRefusedError" not in ran.stdout
+    parallel = pytest_run(
+        "-n", "2", "tests/contract/storage/test_store_rules.py", QUIZBOT_TEST_POSTGRES_URL=NOWHERE
+    )
+    assert parallel.returncode != 0  # as `make test` runs it: two workers, still one line
+    said = [line for line in parallel.stdout.splitlines() if "PostgreSQL at" in line]
+    assert len(said) == 1 and "QUIZBOT_TEST_POSTGRES=skip make test" in said[0], parallel.stdout
+    assert "Traceback" not in parallel.stdout
     required = pytest_run(
         "tests/contract/storage/test_store_rules.py",
         QUIZBOT_TEST_POSTGRES_URL=NOWHERE,
