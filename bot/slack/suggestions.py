@@ -274,15 +274,8 @@ class SuggestionListeners:
         context: AsyncBoltContext,
         respond: AsyncRespond,
     ) -> None:
-        trigger = str(body.get("trigger_id") or "")
-
-        async def work(who: Actor, suggestion: int, to: Any) -> None:
-            found = await self._box.waiting_one(who, suggestion)
-            locale = await self._quiz.ui_locale(who)
-            form = show.form(locale, found.draft, edits=found.id)
-            await context.client.views_open(trigger_id=trigger, view=form.to_dict())
-
-        await self._admin_click(ack, action, context, respond, work)
+        """An admin's Edit: the author's form, filled in, to change before approving."""
+        await self._admin_form(ack, body, action, context, respond, rejecting=False)
 
     async def reject(
         self,
@@ -292,12 +285,29 @@ class SuggestionListeners:
         context: AsyncBoltContext,
         respond: AsyncRespond,
     ) -> None:
+        """An admin's Reject: a form for the reason the author will read."""
+        await self._admin_form(ack, body, action, context, respond, rejecting=True)
+
+    async def _admin_form(
+        self,
+        ack: AsyncAck,
+        body: dict[str, Any],
+        action: dict[str, Any],
+        context: AsyncBoltContext,
+        respond: AsyncRespond,
+        *,
+        rejecting: bool,
+    ) -> None:
         trigger = str(body.get("trigger_id") or "")
 
         async def work(who: Actor, suggestion: int, to: Any) -> None:
             found = await self._box.waiting_one(who, suggestion)
             locale = await self._quiz.ui_locale(who)
-            form = show.reject_form(locale, found.id, found.draft.question)
+            form = (
+                show.reject_form(locale, found.id, found.draft.question)
+                if rejecting
+                else show.form(locale, found.draft, edits=found.id)
+            )
             await context.client.views_open(trigger_id=trigger, view=form.to_dict())
 
         await self._admin_click(ack, action, context, respond, work)
