@@ -13,13 +13,11 @@ never does), and the import says so; otherwise it is a question.
 
 from __future__ import annotations
 
-import csv
-import io
 import re
 import zlib
-from collections.abc import Iterator
 
 from bot.decks.foreign import fold_key
+from bot.decks.formats.csv_records import records, sniffed_delimiter
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
 
 FORMAT_NAME = "CSV with --columns"
@@ -71,23 +69,10 @@ def suggest_columns(header: list[str]) -> str | None:
     return "--columns " + ",".join(roles)
 
 
-def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
-    first = text.split("\n", 1)[0]
-    delimiter = max((",", ";", "\t"), key=first.count) if first else ","
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-    last = 0
-    try:
-        for row in reader:
-            yield last + 1, row
-            last = reader.line_num
-    except csv.Error as error:
-        raise FormatError(f"not valid CSV: {error}", last + 1) from None
-
-
 def read_columns(text: str, locale: str, roles: list[str]) -> DraftDeck:
     """Every row as a question, its cells read by `roles`; a header row is left out, said."""
     deck = DraftDeck(locales=[locale])
-    for line, row in _rows(text):
+    for line, row in records(text, sniffed_delimiter(text)):
         if not any(cell.strip() for cell in row):
             continue
         question, reason = _question(row, roles, line, locale)

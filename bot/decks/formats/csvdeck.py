@@ -29,11 +29,11 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from bot.decks.format import LOCALE_PATTERN, MAX_CHOICES, MAX_SECONDS, MIN_SECONDS
 from bot.decks.formats.columns import suggest_columns
+from bot.decks.formats.csv_records import records, sniffed_delimiter
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError, Texts
 from bot.decks.model import Deck, Question
 from bot.decks.spreadsheet import neutralise, restore
@@ -115,28 +115,10 @@ def _has(header: _Header, name: str) -> bool:
     return name in header.plain or any(key == name for key, _ in header.localized)
 
 
-def _delimiter(text: str) -> str:
-    """',' unless the header row is split by ';' or tabs (Excel in many locales writes ';')."""
-    first = text.split("\n", 1)[0]
-    return max((",", ";", "\t"), key=first.count) if first else ","
-
-
-def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each record with the line it starts on (a quoted cell may span lines)."""
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text))
-    last = 0
-    try:
-        for row in reader:
-            yield last + 1, row
-            last = reader.line_num
-    except csv.Error as error:
-        raise FormatError(f"not valid CSV: {error}", last + 1) from None
-
-
 def read_csv(text: str, locale: str) -> DraftDeck:
     """Every row of a deck CSV as a question; deck-level columns fill the deck."""
     deck = DraftDeck()
-    rows = _rows(text)
+    rows = records(text, sniffed_delimiter(text))
     first = next(rows, None)
     if first is None:
         raise FormatError("the file is empty; a deck CSV starts with a header row", 1)

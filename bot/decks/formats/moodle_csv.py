@@ -15,11 +15,8 @@ imported or reported.
 
 from __future__ import annotations
 
-import csv
-import io
-from collections.abc import Iterator
-
 from bot.decks.formats.columns import suggest_columns
+from bot.decks.formats.csv_records import records
 from bot.decks.formats.draft import DraftChoice, DraftDeck, DraftQuestion, FormatError
 
 FORMAT_NAME = "Moodle CSV"
@@ -29,7 +26,7 @@ _REQUIRED = ("questiontext", *LETTERS, "Answer 1")
 
 def read_moodle_csv(text: str, locale: str) -> DraftDeck:
     """Each row after the header as a question, or a skip at its line saying why."""
-    rows = _rows(text)
+    rows = records(text)
     first = next(rows, None)
     if first is None:
         raise FormatError("the file is empty; a Moodle CSV file starts with its header row", 1)
@@ -54,18 +51,6 @@ def read_moodle_csv(text: str, locale: str) -> DraftDeck:
         if any(cell.strip() for cell in row):
             _read_row(header, row, line, locale, deck)
     return deck
-
-
-def _rows(text: str) -> Iterator[tuple[int, list[str]]]:
-    """Each record with the line it starts on (a quoted cell may span lines)."""
-    reader = csv.reader(io.StringIO(text, newline=""))
-    last = 0
-    try:
-        for row in reader:
-            yield last + 1, row
-            last = reader.line_num
-    except csv.Error as error:
-        raise FormatError(f"not valid CSV: {error}", last + 1) from None
 
 
 def _read_row(
