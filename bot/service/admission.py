@@ -38,6 +38,52 @@ class Ticket:
     """By when its write must have begun (`time.monotonic()`): pass it to the store."""
 
 
+class InFlight:
+    """Work under way, counted from when it is let in until it is done, so that stopping
+    can let no more in (`close`) and wait for what is under way (`finished`)."""
+
+    def __init__(self) -> None:
+        self._pending = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
+        self._closing = False
+
+    @property
+    def pending(self) -> int:
+        """Let in and not yet done."""
+        return self._pending
+
+    @property
+    def closing(self) -> bool:
+        return self._closing
+
+    @contextlib.asynccontextmanager
+    async def enter(self) -> AsyncIterator[None]:
+        """Around one piece of work. Raises `Closing` once `close` was called."""
+        if self._closing:
+            raise Closing()
+        self._pending += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._pending -= 1
+            if not self._pending:
+                self._idle.set()
+
+    def close(self) -> None:
+        """Lets no more in (what is under way goes on)."""
+        self._closing = True
+
+    async def finished(self, seconds: float) -> bool:
+        """Waits, up to `seconds`, until everything let in is done."""
+        try:
+            await asyncio.wait_for(self._idle.wait(), seconds)
+        except TimeoutError:
+            return False
+        return True
+
+
 class Admission:
     """The clicks this process is answering: one person's one after another, in the order
     they came (a second click never overtakes the first, which stands), and every one
@@ -47,15 +93,12 @@ class Admission:
         self._deadline = deadline
         self._turns: dict[Hashable, tuple[asyncio.Lock, list[int]]] = {}
         """Per person: the lock their clicks take in turn, and how many hold or want it."""
-        self._pending = 0
-        self._idle = asyncio.Event()
-        self._idle.set()
-        self._closing = False
+        self._flight = InFlight()
 
     @property
     def pending(self) -> int:
         """Clicks admitted and not yet answered."""
-        return self._pending
+        return self._flight.pending
 
     @contextlib.asynccontextmanager
     async def admit(
@@ -64,34 +107,28 @@ class Admission:
         """Around one click, from its arrival until its reply is sent. `who`: the person
         (None: nobody in particular, as for a malformed click). Raises `Closing` once
         `close` was called."""
-        if self._closing:
-            raise Closing()
-        arrived = time.monotonic() if arrived is None else arrived
-        self._pending += 1
-        self._idle.clear()
-        turn = None
-        if who is not None:
-            turn = self._turns.setdefault(who, (asyncio.Lock(), [0]))
-            turn[1][0] += 1
-        try:
-            async with turn[0] if turn is not None else contextlib.nullcontext():
-                yield Ticket(arrived, arrived + self._deadline)
-        finally:
-            if turn is not None:
-                turn[1][0] -= 1
-                if not turn[1][0]:
-                    del self._turns[who]
-            self._pending -= 1
-            if not self._pending:
-                self._idle.set()
+        async with self._flight.enter():
+            arrived = time.monotonic() if arrived is None else arrived
+            turn = None
+            if who is not None:
+                turn = self._turns.setdefault(who, (asyncio.Lock(), [0]))
+                turn[1][0] += 1
+            try:
+                async with turn[0] if turn is not None else contextlib.nullcontext():
+                    yield Ticket(arrived, arrived + self._deadline)
+            finally:
+                if turn is not None:
+                    turn[1][0] -= 1
+                    if not turn[1][0]:
+                        del self._turns[who]
 
     @property
     def closing(self) -> bool:
-        return self._closing
+        return self._flight.closing
 
     def close(self) -> None:
         """Admits no more clicks (the ones admitted go on)."""
-        self._closing = True
+        self._flight.close()
 
     async def quiesce(self, seconds: float) -> bool:
         """Stops admitting clicks and waits, up to `seconds`, for the admitted ones to be
@@ -101,8 +138,4 @@ class Admission:
 
     async def finished(self, seconds: float) -> bool:
         """Waits, up to `seconds`, until every admitted click has been answered."""
-        try:
-            await asyncio.wait_for(self._idle.wait(), seconds)
-        except TimeoutError:
-            return False
-        return True
+        return await self._flight.finished(seconds)
