@@ -7,12 +7,15 @@ streaks, cards, mastery counts), so no board replays a server's history. A perso
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+
 from bot.domain.actor import Actor
 from bot.domain.clock import Clock
 from bot.domain.errors import QuizError
 from bot.domain.leaderboard import ALL_TIME, TOP, Leaderboard, Period, period_bounds, period_key
 from bot.domain.mastery import Mastery, mastery_of
-from bot.domain.records import StandingsQuery
+from bot.domain.records import Standing, StandingsQuery
 from bot.domain.stats import Stats
 from bot.service.catalog import Catalog
 from bot.service.game_port import Games
@@ -54,21 +57,14 @@ class Boards:
             period=period_key(period, now, server.timezone),
         )
         rows = list(await self._standings.standings(query, TOP))
-        me = next((r for r in rows if r.user_id == actor.user_id), None)
-        if me is None:
-            me = await self._standings.standing_of(query, actor.user_id)
-        others = [r.user_id for r in rows if r.user_id != actor.user_id]
-        hidden = await self._servers.hidden_among(actor.server_id, others)
-        return Leaderboard(
-            period=period,
-            deck_id=deck_id or None,
-            rows=rows,
-            me=me,
-            caller_id=actor.user_id,
-            locale=await self._catalog.ui_locale(actor),
-            since=since,
-            until=until,
-            hidden=frozenset(hidden),
+        return await self._board(
+            actor,
+            rows,
+            lambda user_id: self._standings.standing_of(query, user_id),
+            period,
+            deck_id or None,
+            since,
+            until,
         )
 
     async def stats(self, actor: Actor, user_id: str | None = None) -> Stats:
@@ -103,20 +99,42 @@ class Boards:
         from the counts kept as answers are stored, ranked in the store: ten rows and the
         caller's, whatever the server's history."""
         rows = list(await self._reviews.mastery_board(actor.server_id, TOP))
+        return await self._board(
+            actor,
+            rows,
+            lambda user_id: self._reviews.mastery_standing(actor.server_id, user_id),
+            Period.ALL,
+            mastery=True,
+        )
+
+    async def _board(
+        self,
+        actor: Actor,
+        rows: list[Standing],
+        standing_of: Callable[[str], Awaitable[Standing | None]],
+        period: Period,
+        deck_id: str | None = None,
+        since: datetime | None = None,
+        until: datetime | None = None,
+        *,
+        mastery: bool = False,
+    ) -> Leaderboard:
+        """`rows` as the caller sees them: with their own standing (from the rows, else
+        asked of `standing_of`) and the others who hide."""
         me = next((r for r in rows if r.user_id == actor.user_id), None)
         if me is None:
-            me = await self._reviews.mastery_standing(actor.server_id, actor.user_id)
+            me = await standing_of(actor.user_id)
         others = [r.user_id for r in rows if r.user_id != actor.user_id]
         hidden = await self._servers.hidden_among(actor.server_id, others)
         return Leaderboard(
-            period=Period.ALL,
-            deck_id=None,
+            period=period,
+            deck_id=deck_id,
             rows=rows,
             me=me,
             caller_id=actor.user_id,
             locale=await self._catalog.ui_locale(actor),
-            since=None,
-            until=None,
+            since=since,
+            until=until,
             hidden=frozenset(hidden),
-            mastery=True,
+            mastery=mastery,
         )
