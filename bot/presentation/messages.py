@@ -19,7 +19,7 @@ from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.domain.stats import Stats
 from bot.presentation.game_messages import WHEN
 from bot.presentation.locales import digits, text
-from bot.presentation.review_messages import mastery_board_message, mastery_lines
+from bot.presentation.review_messages import board_lines, mastery_board_message, mastery_lines
 
 Mention = Callable[[str], str]
 BAR_WIDTH = 10
@@ -301,17 +301,7 @@ def leaderboard_message(
     if board.deck_id and board.deck_id in decks:
         deck_title = pick(decks[board.deck_id].title, loc)
         title = f"{title} · {text(loc, 'leaderboard.deck', deck=deck_title)}"
-    hidden = text(loc, "leaderboard.hidden")
-    lines = [
-        text(
-            loc,
-            "leaderboard.row",
-            rank=r.rank,
-            user=hidden if r.user_id in board.hidden else mention(r.user_id),
-            points=r.points,
-        )
-        for r in board.rows
-    ]
+    lines = board_lines(board, mention, "leaderboard.row", "points")
     if not lines:
         lines = [text(loc, "leaderboard.nobody")]
     you = None

@@ -138,21 +138,29 @@ def weakest_button(locale: str, mastery: Mastery | None, own: bool) -> Weakest |
     )
 
 
+def board_lines(board: Leaderboard, mention: Mention, key: str, amount: str) -> list[str]:
+    """Each row of a board as `key` says it: the rank, who (a player who hides is not named)
+    and their points or count as the parameter `amount`."""
+    hidden = text(board.locale, "leaderboard.hidden")
+    return [
+        text(
+            board.locale,
+            key,
+            rank=r.rank,
+            user=hidden if r.user_id in board.hidden else mention(r.user_id),
+            **{amount: r.points},
+        )
+        for r in board.rows
+    ]
+
+
 def mastery_board_message(
     board: Leaderboard, mention: Mention
 ) -> tuple[str, list[str], str | None]:
     loc = board.locale
-    hidden = text(loc, "leaderboard.hidden")
-    lines = [
-        text(
-            loc,
-            "leaderboard.mastery_row",
-            rank=r.rank,
-            user=hidden if r.user_id in board.hidden else mention(r.user_id),
-            count=r.points,
-        )
-        for r in board.rows
-    ] or [text(loc, "leaderboard.mastery_nobody")]
+    lines = board_lines(board, mention, "leaderboard.mastery_row", "count") or [
+        text(loc, "leaderboard.mastery_nobody")
+    ]
     you = None
     if board.me is not None and not board.me_in_top:
         me = board.me
