@@ -14,7 +14,6 @@ How a card is read and written is the dialect's (`Dialect.card`, `Dialect.put_ca
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Sequence
 from datetime import date
 from typing import Any
@@ -24,6 +23,7 @@ from sqlalchemy.engine import Connection
 
 from bot.domain.records import Standing
 from bot.domain.review import Card, Study
+from bot.storage.count_moves import CountMoves
 from bot.storage.tables import cards, mastery, mastery_counts, servers
 
 CARD_KEY = (cards.c.server_id, cards.c.user_id, cards.c.deck_id, cards.c.question_id)
@@ -57,12 +57,11 @@ def card_of(deck_id: str, question_id: str, state: Sequence[Any] | None) -> Card
     return Card(deck_id, question_id, bool(missed), int(box), day, int(reviews), bool(got_right))
 
 
-class MasteryCounts:
+class MasteryCounts(CountMoves):
     """One transaction's moves of people between mastery counts, per (server, count); each
     dialect writes them its way (`write`)."""
 
-    def __init__(self) -> None:
-        self._users: defaultdict[tuple[str, int], int] = defaultdict(int)
+    KEYS = ("server_id", "mastered")
 
     def move(self, server_id: str, old: int, new: int) -> None:
         """A person went from `old` questions mastered to `new` (0 is not counted)."""
@@ -70,20 +69,6 @@ class MasteryCounts:
             self._users[(server_id, new)] += 1
         if old > 0:
             self._users[(server_id, old)] -= 1
-
-    def flush(self, conn: Connection) -> None:
-        rows = [
-            {"server_id": server_id, "mastered": count, "users": users}
-            for (server_id, count), users in sorted(self._users.items())
-            if users
-        ]
-        self._users.clear()
-        if rows:
-            self.write(conn, rows)
-
-    def write(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
-        """Adds each row's `users` to its count, in the order given."""
-        raise NotImplementedError
 
 
 def person(table: Any, server_id: str, user_id: str) -> ColumnElement[bool]:

@@ -9,14 +9,12 @@ dialect's (`Dialect.add_points`: `bot.storage.sqlite.points`, `bot.storage.postg
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.engine import Connection
-
 from bot.domain.scoring import boards
+from bot.storage.count_moves import CountMoves
 from bot.storage.tables import ALL_DECKS
 
 BOARDS = 6
@@ -53,12 +51,11 @@ class Scored:
         ]
 
 
-class ScoreCounts:
+class ScoreCounts(CountMoves):
     """One transaction's score count moves, summed per (leaderboard, total); each dialect
     writes them its way (`write`)."""
 
-    def __init__(self) -> None:
-        self._users: defaultdict[tuple[Any, ...], int] = defaultdict(int)
+    KEYS = ("server_id", "season", "period", "deck_key", "points")
 
     def move(self, board: tuple[str, int, str, str], old: int, new: int) -> None:
         """A user on `board` went from `old` points to `new` (a total of 0 is not counted)."""
@@ -69,24 +66,3 @@ class ScoreCounts:
     def leave(self, board: tuple[str, int, str, str], points: int) -> None:
         """A user standing at `points` on `board` is gone (forgotten)."""
         self._users[(*board, points)] -= 1
-
-    def flush(self, conn: Connection) -> None:
-        rows = [
-            {
-                "server_id": server_id,
-                "season": season,
-                "period": period,
-                "deck_key": deck,
-                "points": points,
-                "users": users,
-            }
-            for (server_id, season, period, deck, points), users in sorted(self._users.items())
-            if users
-        ]
-        self._users.clear()
-        if rows:
-            self.write(conn, rows)
-
-    def write(self, conn: Connection, rows: list[dict[str, Any]]) -> None:
-        """Adds each row's `users` to its count, in the order given."""
-        raise NotImplementedError
