@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import Select, literal, or_, select, union_all, update
+from sqlalchemy import Select, Table, literal, or_, select, union_all, update
 from sqlalchemy.engine import Connection
 
 from bot.domain.errors import QuizError
@@ -25,26 +25,24 @@ reports of one person wait for each other."""
 
 
 def _studies(server_id: str, user_id: str | None) -> Select[tuple[object, ...]]:
-    played = select(
-        answers.c.user_id,
-        answers.c.deck_id,
-        answers.c.question_id,
-        answers.c.correct,
-        answers.c.answered_at.label("at"),
-        literal(Source.PLAY.value).label("source"),
-    ).where(answers.c.server_id == server_id)
-    reviewed = select(
-        review_answers.c.user_id,
-        review_answers.c.deck_id,
-        review_answers.c.question_id,
-        review_answers.c.correct,
-        review_answers.c.answered_at.label("at"),
-        literal(Source.REVIEW.value).label("source"),
-    ).where(review_answers.c.server_id == server_id)
-    if user_id is not None:
-        played = played.where(answers.c.user_id == user_id)
-        reviewed = reviewed.where(review_answers.c.user_id == user_id)
+    played = _answers_of(answers, Source.PLAY, server_id, user_id)
+    reviewed = _answers_of(review_answers, Source.REVIEW, server_id, user_id)
     return select(union_all(played, reviewed).subquery())
+
+
+def _answers_of(
+    table: Table, source: Source, server_id: str, user_id: str | None
+) -> Select[tuple[object, ...]]:
+    """`table`'s answers of the server (of one person, if `user_id`) as `Study` rows."""
+    stmt = select(
+        table.c.user_id,
+        table.c.deck_id,
+        table.c.question_id,
+        table.c.correct,
+        table.c.answered_at.label("at"),
+        literal(source.value).label("source"),
+    ).where(table.c.server_id == server_id)
+    return stmt if user_id is None else stmt.where(table.c.user_id == user_id)
 
 
 class SqlReviews(SqlAggregate, Reviews, Problems):
