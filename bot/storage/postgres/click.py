@@ -183,6 +183,19 @@ def _post_cte() -> Any:
     )
 
 
+def _while_open(post: Any, *more: Any) -> Any:
+    """The clicker's row for the post's question (server, season, user, deck, question),
+    then `more`: none while the post is closed."""
+    return select(
+        post.c.server_id,
+        post.c.season,
+        bindparam("user_id"),
+        post.c.deck_id,
+        post.c.question_id,
+        *more,
+    ).where(post.c.closed_at.is_(None))
+
+
 def _meeting_cte(post: Any, at: Any) -> Any:
     """The person's first meeting with the open post's question, claimed: a row only if
     theirs to claim."""
@@ -190,14 +203,7 @@ def _meeting_cte(post: Any, at: Any) -> Any:
         postgresql.insert(first_meetings)
         .from_select(
             ["server_id", "season", "user_id", "deck_id", "question_id", "met_at"],
-            select(
-                post.c.server_id,
-                post.c.season,
-                bindparam("user_id"),
-                post.c.deck_id,
-                post.c.question_id,
-                at,
-            ).where(post.c.closed_at.is_(None)),
+            _while_open(post, at),
         )
         .on_conflict_do_nothing()
         .returning(first_meetings.c.met_at)
@@ -213,18 +219,14 @@ def _answer_cte(post: Any, met: Any, at: Any) -> Any:
         postgresql.insert(answers)
         .from_select(
             list(ANSWER_COLUMNS),
-            select(
-                post.c.server_id,
-                post.c.season,
-                bindparam("user_id"),
-                post.c.deck_id,
-                post.c.question_id,
+            _while_open(
+                post,
                 post.c.id,
                 bindparam("choice"),
                 bindparam("correct"),
                 case((exists(select(met.c.met_at)), points), else_=0),
                 at,
-            ).where(post.c.closed_at.is_(None)),
+            ),
         )
         .on_conflict_do_nothing(index_elements=[answers.c.post_id, answers.c.user_id])
         .returning(
