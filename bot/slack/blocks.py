@@ -195,14 +195,17 @@ def reveal_post(reveal: Reveal) -> Reply:
     return Reply(_fallback(msg.fallback), blocks)
 
 
+def verdict_blocks(headline: str, answer: str, explanation: str, why: str | None) -> list[Block]:
+    """Right or wrong in bold, the right answer, its explanation and why the pick was wrong
+    (if said): how an answer's reply begins, in a post, a run or review."""
+    blocks: list[Block] = [_section(f"*{escape(headline)}*"), _plain(answer), _plain(explanation)]
+    if why:
+        blocks.append(_plain(why))
+    return blocks
+
+
 def _answer_blocks(msg: messages.AnswerMessage) -> list[Block]:
-    blocks: list[Block] = [
-        _section(f"*{escape(msg.headline)}*"),
-        _plain(msg.answer),
-        _plain(msg.explanation),
-    ]
-    if msg.why:
-        blocks.append(_plain(msg.why))
+    blocks = verdict_blocks(msg.headline, msg.answer, msg.explanation, msg.why)
     notes = [n for n in (msg.totals, msg.streak) if n]
     if notes:
         blocks.append(_context_of(escape(" · ".join(notes))))  # one person's: not kept

@@ -31,8 +31,8 @@ from bot.slack.blocks import (
     _fallback,
     _header,
     _plain,
-    _section,
     report_button,
+    verdict_blocks,
 )
 from bot.slack.mrkdwn import clip, escape
 
@@ -70,13 +70,7 @@ def review_reply(next_: ReviewStep | ReviewDone) -> Reply:
 def review_feedback_reply(fb: ReviewFeedback) -> Reply:
     """Right or wrong and why, when it comes back, then the next due question or done."""
     msg = say.review_answer(fb)
-    blocks: list[Block] = [
-        _section(f"*{escape(msg.headline)}*"),
-        _plain(msg.answer),
-        _plain(msg.explanation),
-    ]
-    if msg.why:
-        blocks.append(_plain(msg.why))
+    blocks = verdict_blocks(msg.headline, msg.answer, msg.explanation, msg.why)
     blocks.append(_context(escape(msg.when)))
     report = report_button(msg.report_label, fb.deck.id, fb.question.id)
     blocks.append(ActionsBlock(block_id="quiz_report", elements=report))
