@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 
+LOCAL_SERVER = "local"
+"""The terminal's one server: where `quizbot play` keeps a reader's answers and saved language
+(`quizbot report` reads that language from it)."""
 ENGLISH = "en"
 NAMES = {"en": "English", "bn": "Bengali"}
 """Languages named in English, for the line that says how to switch."""

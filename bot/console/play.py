@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
-from bot.console.language import help_words, normal, switch_hint, terminal_locale
+from bot.console.language import LOCAL_SERVER, help_words, normal, switch_hint, terminal_locale
 from bot.console.layout import wrap
 from bot.decks.model import Deck, pick
 from bot.decks.numerals import number as number_of
@@ -33,8 +33,6 @@ from bot.presentation.messages import (
 )
 from bot.presentation.review_messages import review_answer, review_done, review_question
 from bot.service.services import Services
-
-LOCAL_SERVER = "local"
 
 
 def add_play_command(sub: Any, argv: Sequence[str], env: Mapping[str, str]) -> None:

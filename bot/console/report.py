@@ -12,15 +12,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from bot.config import Config
-from bot.console.language import help_words, normal, system_locale, terminal_locale
+from bot.console.language import LOCAL_SERVER, help_words, normal, system_locale, terminal_locale
 from bot.decks.lint import lint
 from bot.decks.loading import load_decks
 from bot.presentation.health_report import html, report_list, table, warning_list
 from bot.presentation.locales import LOCALES, text
 from bot.service.operations import Operations
-
-LOCAL_SERVER = "local"
-"""Where `quizbot play` keeps a reader's saved language."""
 
 
 def add_report_command(sub: Any, argv: Sequence[str], env: Mapping[str, str]) -> None:
