@@ -19,7 +19,12 @@ from bot.domain.run import RunFeedback, RunStep, RunSummary
 from bot.domain.stats import Stats
 from bot.presentation.game_messages import WHEN
 from bot.presentation.locales import digits, text
-from bot.presentation.review_messages import board_lines, mastery_board_message, mastery_lines
+from bot.presentation.review_messages import (
+    board_lines,
+    mastery_board_message,
+    mastery_lines,
+    verdict,
+)
 
 Mention = Callable[[str], str]
 BAR_WIDTH = 10
@@ -199,14 +204,8 @@ def answer_notes(result: AnswerResult, loc: str) -> tuple[str | None, str | None
 def feedback_message(fb: RunFeedback, locale: str | None = None) -> AnswerMessage:
     loc = locale or fb.locale
     q = fb.question
-    picked = q.choices[fb.answer.choice]
-    if fb.duplicate:
-        headline = text(loc, "run.duplicate")
-    else:
-        headline = text(loc, "reply.right" if fb.correct else "reply.wrong")
-    why = None
-    if picked.why is not None and not fb.correct:
-        why = text(loc, "reply.your_pick", letter=fb.letter, why=pick(picked.why, loc))
+    picked = q.choices[fb.answer.choice].why
+    headline, why = verdict(loc, "run.duplicate", fb.duplicate, fb.correct, fb.letter, picked)
     other = fb.deck.other_locale(loc)
     return AnswerMessage(
         headline=headline,

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
-from bot.decks.model import pick
+from bot.decks.model import Localized, pick
 from bot.domain.leaderboard import Leaderboard
 from bot.domain.mastery import Mastery
 from bot.domain.problems import Reason
@@ -66,18 +66,27 @@ def review_question(step: ReviewStep) -> ReviewQuestion:
     )
 
 
+def verdict(
+    loc: str,
+    repeat_key: str,
+    repeat: bool,
+    correct: bool,
+    letter: str | None,
+    why: Localized | None,
+) -> tuple[str, str | None]:
+    """An answer's headline (a repeat click's own `repeat_key`, else right or wrong) and, for
+    a wrong pick whose choice says why it is wrong, that line."""
+    headline = text(loc, repeat_key if repeat else "reply.right" if correct else "reply.wrong")
+    if why is None or correct:
+        return headline, None
+    return headline, text(loc, "reply.your_pick", letter=letter, why=pick(why, loc))
+
+
 def review_answer(fb: ReviewFeedback, locale: str | None = None) -> ReviewAnswer:
     loc = locale or fb.locale
     q = fb.question
-    if fb.duplicate:
-        headline = text(loc, "review.duplicate")
-    else:
-        headline = text(loc, "reply.right" if fb.correct else "reply.wrong")
-    why = None
-    if fb.choice is not None and not fb.correct:
-        picked = q.choices[fb.choice].why
-        if picked is not None:
-            why = text(loc, "reply.your_pick", letter=fb.letter, why=pick(picked, loc))
+    picked = None if fb.choice is None else q.choices[fb.choice].why
+    headline, why = verdict(loc, "review.duplicate", fb.duplicate, fb.correct, fb.letter, picked)
     days = fb.days
     if days is None:
         when = text(loc, "review.learnt")
