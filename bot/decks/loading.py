@@ -8,6 +8,9 @@ line with the `quizbot import` command that converts it, instead of a problem pe
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,7 +20,7 @@ from bot.decks.foreign import SNIFF_CHARS, identify
 from bot.decks.model import Deck
 from bot.decks.places import DeckPlaces
 from bot.decks.problem import Problem, Refused
-from bot.decks.reading import compose_file
+from bot.decks.reading import compose_text, read_text
 from bot.decks.tree import TreeBuilder
 
 
@@ -104,10 +107,61 @@ class _Loaded:
     places: DeckPlaces | None = None
 
 
+_KEPT_FILES = 512
+"""How many files' readings `_load` keeps: each is the newest reading of one path, so this
+holds at most one copy of a deck beside the library's (imports' temporary files age out)."""
+
+
+class _Readings:
+    """The last reading of each deck file, by path and a digest of its text.
+
+    Parsing and checking a deck costs about 50 ms; a reload, a `quizbot validate` of a folder
+    and every test that builds the bot read the same unchanged files again. A file's reading
+    depends only on its path and text, so an unchanged text reuses it (its `Deck` and places
+    are frozen); a changed one is read again, whatever its timestamps say.
+    """
+
+    def __init__(self, most: int) -> None:
+        self._most = most
+        self._kept: OrderedDict[str, tuple[bytes, _Loaded]] = OrderedDict()
+        self._lock = threading.Lock()  # reloads run in worker threads
+
+    def get(self, path: Path, digest: bytes) -> _Loaded | None:
+        with self._lock:
+            kept = self._kept.get(str(path))
+            if kept is None or kept[0] != digest:
+                return None
+            self._kept.move_to_end(str(path))
+            return kept[1]
+
+    def keep(self, path: Path, digest: bytes, loaded: _Loaded) -> None:
+        with self._lock:
+            self._kept[str(path)] = (digest, loaded)
+            self._kept.move_to_end(str(path))
+            while len(self._kept) > self._most:
+                self._kept.popitem(last=False)
+
+
+_READINGS = _Readings(_KEPT_FILES)
+
+
 def _load(path: Path) -> _Loaded:
+    try:
+        text = read_text(path)
+    except Refused as refused:
+        return _Loaded(None, [_foreign(path) or refused.problem(str(path))])
+    digest = hashlib.blake2b(text.encode(), digest_size=16).digest()
+    loaded = _READINGS.get(path, digest)
+    if loaded is None:
+        loaded = _read(path, text)
+        _READINGS.keep(path, digest, loaded)
+    return loaded
+
+
+def _read(path: Path, text: str) -> _Loaded:
     checker = DeckChecker(str(path), path.stem)
     try:
-        node = compose_file(path)
+        node = compose_text(text)
         root = TreeBuilder(checker.add).build(node) if node is not None else None
     except Refused as refused:
         return _Loaded(None, [_foreign(path) or refused.problem(str(path))])

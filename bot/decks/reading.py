@@ -17,7 +17,7 @@ from bot.decks.problem import Refused
 
 def compose_file(path: Path) -> yaml.Node | None:
     """The file's YAML node graph (None if it holds no document); raises `Refused`."""
-    return _compose(_read_text(path))
+    return _compose(read_text(path))
 
 
 def compose_text(text: str) -> yaml.Node | None:
@@ -25,7 +25,7 @@ def compose_text(text: str) -> yaml.Node | None:
     return _compose(text)
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
     """The file as text, refusing it before reading if too big, and if not UTF-8."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
