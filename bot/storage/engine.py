@@ -19,6 +19,8 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
 from sqlalchemy.engine import make_url as engine_url
@@ -241,6 +243,20 @@ async def migrate(engine: AsyncEngine) -> None:
 
 
 def _alembic_upgrade(connection: Connection) -> None:
-    config = Config(str(MIGRATIONS / "alembic.ini"))
+    """Alembic's upgrade to head, unless the database is there already: Alembic would load
+    its environment and every migration script to find that out (about 45 ms a start)."""
+    config = _alembic_config()
+    if MigrationContext.configure(connection).get_current_revision() == _head():
+        return
     config.attributes["connection"] = connection
     command.upgrade(config, "head")
+
+
+def _alembic_config() -> Config:
+    return Config(str(MIGRATIONS / "alembic.ini"))
+
+
+@functools.cache
+def _head() -> str | None:
+    """The newest migration's revision, read from the scripts once per process."""
+    return ScriptDirectory.from_config(_alembic_config()).get_current_head()
