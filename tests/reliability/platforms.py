@@ -324,4 +324,15 @@ class Paced:
                 break
             shot.sent_at = time.monotonic()
             tasks.append(asyncio.create_task(self.transport.click(shot)))
-        await asyncio.gather(*tasks, return_exceptions=True)
+        sent = asyncio.gather(*tasks, return_exceptions=True)
+        stopped = asyncio.create_task(self.stop.wait())
+        await asyncio.wait({sent, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        if not sent.done():
+            # The bot has exited: what was on the wire lands within a moment, and a click still
+            # waiting for it (a Socket Mode envelope waits up to 60 s for a connection) never
+            # reaches it; it counts as not acknowledged, as it is.
+            await asyncio.wait(tasks, timeout=1.0)
+            sent.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await sent
+        stopped.cancel()
