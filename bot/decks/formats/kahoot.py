@@ -20,8 +20,6 @@ import zipfile
 from io import BytesIO
 from typing import Any
 
-from openpyxl import load_workbook
-
 from bot.decks.formats.draft import (
     DraftChoice,
     DraftDeck,
@@ -70,6 +68,8 @@ def _cell_text(value: object) -> str:
 def read_kahoot(data: bytes, locale: str) -> DraftDeck:
     """Every question row of the first sheet, numbered as Excel numbers rows."""
     _check_zip(data)
+    from openpyxl import load_workbook  # here: it and numpy are a quarter second of every start
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
