@@ -108,7 +108,7 @@ async def test_a_daily_question_posted_then_answered_500_is_never_posted_twice(
 async def test_count_redraws_rate_limited_during_a_burst(opened: Open, platform: str) -> None:
     channel = await opened(platform)
     await channel.t.post()
-    plan(channel).next(route(channel, "edit"), rate_limited(retry_after=2), times=6)
+    plan(channel).next(route(channel, "edit"), rate_limited(retry_after=1), times=6)
 
     await channel.burst(60, per_second=30)
     await plan(channel).spent(90)
