@@ -44,16 +44,17 @@ lint: $(DEV_STAMP)
 	$(BIN)/mypy
 	$(BIN)/lint-imports
 
-# Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy; two pytest-xdist
-# workers, as most tests wait on sockets and child processes (tests/README.md).
+# Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy; three pytest-xdist
+# workers on two cores, as a third of the time a worker waits on sockets, child processes and
+# a platform's Retry-After (tests/README.md).
 test: lint
-	$(BIN)/pytest -q -n 2
+	$(BIN)/pytest -q -n 3
 
 # One level of the test pyramid (tests/README.md): unit, seconds, no database server;
 # contract, each store on SQLite and PostgreSQL; platform, the real bolt and discord.py
-# against the test servers; reliability, processes, crashes and faults. No lint.
+# against the test servers; reliability, processes, crashes and faults. No lint; two workers.
 unit contract platform reliability: $(DEV_STAMP)
-	$(BIN)/pytest -q tests/$@
+	$(BIN)/pytest -q -n 2 tests/$@
 
 bench: $(DEV_STAMP)
 	$(BIN)/python -m bench --quick
