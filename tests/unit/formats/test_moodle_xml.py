@@ -126,6 +126,27 @@ def test_broken_xml_is_reported_at_its_line(tmp_path: Path, run_import: Importer
     ]
 
 
+def test_elements_nested_too_deep_are_refused_where_they_pass_the_limit(
+    tmp_path: Path, run_import: Importer
+) -> None:
+    # 10 MiB of `<a>` built a 3.5-million-deep tree (1.7 GB at its peak) only to be refused at
+    # the end as not well-formed; now the 65th level stops the reading where it stands.
+    deep = tmp_path / "deep.xml"
+    deep.write_text("<quiz>\n" + "<a>\n" * 100_000)
+    outcome, deck = run_import(deep)
+    assert deck is None
+    assert outcome.lines == [
+        f"{deep}:65: error: elements nest more than 64 deep (a Moodle export nests six); "
+        "refusing it"
+    ]
+    fits = tmp_path / "fits.xml"
+    fits.write_text("<quiz>" + "<a>" * 63 + "</a>" * 63 + "</quiz>")
+    outcome, _ = run_import(fits)
+    assert outcome.lines == [  # read to its end: only its missing questions are said
+        f"{fits}: error: no question could be imported (0 skipped); nothing written"
+    ]
+
+
 def test_export_is_well_formed_moodle_xml() -> None:
     deck, _ = load_deck(SEED)
     assert deck is not None
