@@ -119,6 +119,53 @@ class Review:
         """Answers review question `key` (`Card.key`) shown as number `number`; committed
         when this returns (`deadline`: as for `answer`). A repeat click changes nothing."""
         cards, today = await self._cards(actor)
+        card, deck, question, order = self._clicked(cards, actor, key, number, shown_index)
+        # An earlier card of the question (a repeat click) would show its answer too: while
+        # a channel is guessing it, every card of it waits.
+        waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
+        if waiting:
+            raise QuizError("review_question_open", channel=next(iter(waiting.values())))
+        right = order[shown_index] == question.answer
+        stored = number == card.reviews and await self._reviews.record_review(
+            actor.server_id,
+            actor.user_id,
+            card.deck_id,
+            card.question_id,
+            number,
+            order[shown_index],
+            right,
+            self.clock.now(),
+            deadline=deadline,
+        )
+        if stored:  # the answer just stored, applied as a reread would: no second read
+            study = Study(
+                actor.user_id,
+                card.deck_id,
+                card.question_id,
+                right,
+                self.clock.now(),
+                Source.REVIEW,
+            )
+            cards = {**cards, (card.deck_id, card.question_id): after_study(card, study, today)}
+        locale = await self._catalog.reply_locale(actor, deck)
+        return ReviewFeedback(
+            deck=deck,
+            question=question,
+            order=order,
+            choice=order[shown_index] if stored else None,
+            duplicate=not stored,
+            card=cards[(card.deck_id, card.question_id)],
+            today=today,
+            locale=locale,
+            other_locale=deck.other_locale(locale),
+            next=await self._next(actor, cards, today, tag),
+        )
+
+    def _clicked(
+        self, cards: Cards, actor: Actor, key: str, number: int, shown_index: int
+    ) -> tuple[Card, Deck, Question, tuple[int, ...]]:
+        """The card, deck, question and choice order a review click names; a click that no
+        longer names them (a card gone, a later review, a choice out of range) is stale."""
         card = next((c for c in cards.values() if c.key == key), None)
         found = None if card is None else self._question(card)
         if card is None or found is None or number > card.reviews:
@@ -127,52 +174,7 @@ class Review:
         order = review_order(actor.user_id, card, question, number)
         if not 0 <= shown_index < len(order):
             raise QuizError("stale_click")
-        # An earlier card of the question (a repeat click) would show its answer too: while
-        # a channel is guessing it, every card of it waits.
-        waiting = await self._waiting(actor, [(card.deck_id, card.question_id)])
-        if waiting:
-            raise QuizError("review_question_open", channel=next(iter(waiting.values())))
-        choice: int | None = order[shown_index]
-        stored = False
-        if number == card.reviews:
-            stored = await self._reviews.record_review(
-                actor.server_id,
-                actor.user_id,
-                card.deck_id,
-                card.question_id,
-                number,
-                order[shown_index],
-                order[shown_index] == question.answer,
-                self.clock.now(),
-                deadline=deadline,
-            )
-        if stored:  # the answer just stored, applied as a reread would: no second read
-            now = self.clock.now()
-            study = Study(
-                actor.user_id,
-                card.deck_id,
-                card.question_id,
-                order[shown_index] == question.answer,
-                now,
-                Source.REVIEW,
-            )
-            cards = {**cards, (card.deck_id, card.question_id): after_study(card, study, today)}
-        else:
-            choice = None
-        after = cards[(card.deck_id, card.question_id)]
-        locale = await self._catalog.reply_locale(actor, deck)
-        return ReviewFeedback(
-            deck=deck,
-            question=question,
-            order=order,
-            choice=choice,
-            duplicate=not stored,
-            card=after,
-            today=today,
-            locale=locale,
-            other_locale=deck.other_locale(locale),
-            next=await self._next(actor, cards, today, tag),
-        )
+        return card, deck, question, order
 
     async def _waiting(
         self, actor: Actor, questions: list[tuple[str, str]]

@@ -224,64 +224,84 @@ class Transactions:
         again."""
         alone = getattr(works[0], "alone", None) if len(works) == 1 else None
         if alone is not None and self._alone is not None:
-            try:
-                with self._alone.connect() as conn:
-                    return [(True, alone(conn))]
-            except RolledBack:
-                if again:
-                    return self._commit(works, deadline=deadline, again=False)
-                return [(False, StoreUnavailable())]
-            except Exception as error:
-                return [(False, _each(error) if isinstance(error, StoreUnavailable) else error)]
+            return self._commit_alone(works, alone, deadline=deadline, again=again)
         try:
-            with self._writer.connect() as conn:
-                if self._sqlite is not None:
-                    lock_wait(conn, deadline)
-                with conn.begin():
-                    pending: dict[type[Any], Accumulator] = {}
-                    info = conn.info  # not read again below: a dead connection refuses it
-                    info[_ACCUMULATORS] = pending
-                    try:
-                        results = _run(conn, works)
-                        _flush(conn, pending)
-                    except Exception as error:
-                        if self._sqlite is not None and reopens(error):
-                            conn.invalidate(error)  # the driver's own cursor met it
-                        raise
-                    finally:
-                        info.pop(_ACCUMULATORS, None)
-            if self._trouble.active:
-                self._trouble.cleared()
-            return [(True, result) for result in results]
+            results = self._commit_together(works, deadline)
         except RolledBack:
             if again:
                 return self._commit(works, deadline=deadline, again=False)
             return [(False, StoreUnavailable()) for _ in works]
         except Exception as error:
-            if isinstance(error, StoreUnavailable):  # the engine met trouble, and logged it
-                met: BaseException = error.__cause__ or error
-            else:  # the driver's own cursor met it, or a store function raised
-                met = error
-                kind = passing(error)
-                if kind is None:  # a bug or a refusal: each write alone, so it fails only itself
-                    if len(works) == 1:
-                        return [(False, error)]
-                    return [self._commit([work], deadline=deadline)[0] for work in works]
-                self._trouble.refused(kind, error)
-                error = StoreUnavailable()
-                error.__cause__ = met
-            if reopens(met):
-                # Read-only: connections opened while it lasted stay read-only. They are
-                # all let go, and the writes run once more on a fresh one, so the first
-                # write after the trouble ends is not refused by a stale connection.
-                if self._sqlite is not None:
-                    self._sqlite.dispose()
-                if again:
-                    return self._commit(works, deadline=deadline, again=False)
-            if deadline is not None and passing(met) == "locked":
-                error = LockWaitEnded()  # at the earliest deadline: the others wait on
-                error.__cause__ = met
-            return [(False, _each(error)) for _ in works]
+            return self._failed(works, error, deadline=deadline, again=again)
+        return [(True, result) for result in results]
+
+    def _commit_alone(
+        self, works: list[Work[Any]], alone: Any, *, deadline: float | None, again: bool
+    ) -> list[Outcome]:
+        """One write's single statement in autocommit: one round trip in all."""
+        assert self._alone is not None
+        try:
+            with self._alone.connect() as conn:
+                return [(True, alone(conn))]
+        except RolledBack:
+            if again:
+                return self._commit(works, deadline=deadline, again=False)
+            return [(False, StoreUnavailable())]
+        except Exception as error:
+            return [(False, _each(error) if isinstance(error, StoreUnavailable) else error)]
+
+    def _commit_together(self, works: list[Work[Any]], deadline: float | None) -> list[Any]:
+        """Every write in one transaction, the accumulated rows flushed at its end."""
+        with self._writer.connect() as conn:
+            if self._sqlite is not None:
+                lock_wait(conn, deadline)
+            with conn.begin():
+                pending: dict[type[Any], Accumulator] = {}
+                info = conn.info  # not read again below: a dead connection refuses it
+                info[_ACCUMULATORS] = pending
+                try:
+                    results = _run(conn, works)
+                    _flush(conn, pending)
+                except Exception as error:
+                    if self._sqlite is not None and reopens(error):
+                        conn.invalidate(error)  # the driver's own cursor met it
+                    raise
+                finally:
+                    info.pop(_ACCUMULATORS, None)
+        if self._trouble.active:
+            self._trouble.cleared()
+        return results
+
+    def _failed(
+        self, works: list[Work[Any]], error: Exception, *, deadline: float | None, again: bool
+    ) -> list[Outcome]:
+        """What a transaction that raised `error` gives each write: a bug or a refusal is
+        retried write by write; database trouble fails them all, after one more try on a
+        fresh connection when the database was read-only."""
+        if isinstance(error, StoreUnavailable):  # the engine met trouble, and logged it
+            met: BaseException = error.__cause__ or error
+        else:  # the driver's own cursor met it, or a store function raised
+            met = error
+            kind = passing(error)
+            if kind is None:  # a bug or a refusal: each write alone, so it fails only itself
+                if len(works) == 1:
+                    return [(False, error)]
+                return [self._commit([work], deadline=deadline)[0] for work in works]
+            self._trouble.refused(kind, error)
+            error = StoreUnavailable()
+            error.__cause__ = met
+        if reopens(met):
+            # Read-only: connections opened while it lasted stay read-only. They are
+            # all let go, and the writes run once more on a fresh one, so the first
+            # write after the trouble ends is not refused by a stale connection.
+            if self._sqlite is not None:
+                self._sqlite.dispose()
+            if again:
+                return self._commit(works, deadline=deadline, again=False)
+        if deadline is not None and passing(met) == "locked":
+            error = LockWaitEnded()  # at the earliest deadline: the others wait on
+            error.__cause__ = met
+        return [(False, _each(error)) for _ in works]
 
     def _read(self, work: Work[T]) -> T:
         with self._reader.connect() as conn:
