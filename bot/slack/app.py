@@ -269,20 +269,23 @@ def _register(
     )
     bolt.middleware(MalformedActions(services, intake, sessions))
     early = acks.early
+    # Bolt tries its listeners in the order they were added, building each one's arguments
+    # to match it: the answer buttons, a burst's every click, come first.
+    buttons = clicks.Buttons(services, intake, sessions, admins)
+    _register_clicks(bolt, buttons, ReportListeners(services, sessions, intake), acks)
     bolt.command(COMMAND)(early(on_command))
     bolt.event("app_home_opened")(early(on_home))
     approvers = services.config.file.suggestions.approvers
-    # before the buttons: their last listener takes whatever no listener above took
     SuggestionListeners(services, sessions, admins, approvers).register(bolt, commands, acks)
-    buttons = clicks.Buttons(services, intake, sessions, admins)
-    _register_clicks(bolt, buttons, ReportListeners(services, sessions, intake), acks)
+    # last: whatever no listener above took
+    bolt.action(actions.ANY)(early(buttons.listener(clicks.unknown)))
 
 
 def _register_clicks(
     bolt: AsyncApp, buttons: clicks.Buttons, reports: ReportListeners, acks: Acks
 ) -> None:
     """The buttons' and the form's listeners, each through the intake
-    (`bot.service.intake`)."""
+    (`bot.service.intake`), the answer buttons first."""
     early, on = acks.early, buttons.listener
     for action_id, listener in (
         (actions.ANSWER_IDS, on(clicks.answer)),
@@ -300,4 +303,3 @@ def _register_clicks(
     ):
         bolt.action(action_id)(early(listener))
     bolt.view(actions.REPORT_FORM)(early(reports.report_form))
-    bolt.action(actions.ANY)(early(on(clicks.unknown)))  # last: what no listener above took
