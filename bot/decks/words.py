@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 
 from bot.decks.vocabulary import stop_words
 
@@ -48,6 +48,10 @@ def _token_pattern() -> re.Pattern[str]:
 _TOKEN = _token_pattern()
 
 
+_TEXTS_KEPT = 4096
+"""Texts whose stems are kept: more than the shipped decks hold in both languages (about
+2,600), so `quizbot validate` reads each once; a few MB."""
+
 _ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]+s")
 """GPUs, CPUs, LLMs: an acronym's plural, whose -s the English rule below would keep."""
 
@@ -59,11 +63,20 @@ def fold(text: str) -> str:
 
 def tokens(text: str) -> Iterator[str | None]:
     """Words (a decimal point inside a number kept) as stems; None at each sentence break."""
+    return iter(_tokens(text))
+
+
+@lru_cache(maxsize=_TEXTS_KEPT)
+def _tokens(text: str) -> tuple[str | None, ...]:
+    """The lint reads each question's texts once per cue and per pair of decks compared, so
+    a text is tokenized once and its stems kept (for the most recent texts only)."""
     plain = unicodedata.normalize("NFC", text).translate(_DIGITS)
+    found: list[str | None] = []
     for number, word, _ in _TOKEN.findall(plain):
         if _ACRONYM_PLURAL.fullmatch(word):
             word = word[:-1]
-        yield stem(fold(number or word)) if number or word else None
+        found.append(stem(fold(number or word)) if number or word else None)
+    return tuple(found)
 
 
 def content_words(text: str, locale: str) -> list[str]:
@@ -77,6 +90,7 @@ def content_words(text: str, locale: str) -> list[str]:
     ]
 
 
+@lru_cache(maxsize=_TEXTS_KEPT)
 def phrases(text: str, locale: str) -> frozenset[tuple[str, ...]]:
     """A text's content words, and each two adjacent ones within a sentence (stop words
     between them skipped: "scales the loss" gives "scale loss")."""

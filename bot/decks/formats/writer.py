@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from bot.decks.format import MAX_FILE_BYTES
+from bot.decks.formats import block_yaml
 from bot.decks.loading import load_decks
 
 
@@ -39,11 +40,19 @@ def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 _DeckDumper.add_representer(str, _represent_text)
 
 
-def render_deck(mapping: dict[str, Any], comments: list[str]) -> str:
-    """The YAML text of a deck mapping, after `comments` as # lines, a blank line per question."""
-    body = yaml.dump(
+def dump_with_pyyaml(mapping: dict[str, Any]) -> str:
+    """The deck's YAML by PyYAML itself: what `block_yaml` must equal, and where it cannot."""
+    return yaml.dump(
         mapping, Dumper=_DeckDumper, allow_unicode=True, sort_keys=False, width=1_000_000
     )
+
+
+def render_deck(mapping: dict[str, Any], comments: list[str]) -> str:
+    """The YAML text of a deck mapping, after `comments` as # lines, a blank line per question."""
+    try:
+        body = block_yaml.dump(mapping)
+    except block_yaml.Unsupported:
+        body = dump_with_pyyaml(mapping)
     lines: list[str] = []
     for line in body.splitlines():
         if line == "questions:" or (line.startswith("  - id: ") and lines[-1] != "questions:"):
