@@ -30,6 +30,7 @@ _ESCAPES = ("\\:", "\\#", "\\=", "\\{", "\\}", "\\~", "\\n")
 _PLACEHOLDERS = tuple(chr(0xE000 + index) for index in range(len(_ESCAPES)))
 _RESTORED = (":", "#", "=", "{", "}", "~", "\n")
 _BACKSLASH = chr(0xE00F)
+_RESTORE = str.maketrans(dict(zip(_PLACEHOLDERS, _RESTORED, strict=True)))
 _WEIGHT = re.compile(r"^%(-*[0-9]{1,2}\.?[0-9]*)%")
 _FORMATS = ("html", "moodle", "plain", "markdown")
 _TAG = re.compile(r"\[tag:([^\]]*)\]")
@@ -165,9 +166,7 @@ def _protect(text: str) -> str:
 
 
 def _restore(text: str) -> str:
-    for placeholder, char in zip(_PLACEHOLDERS, _RESTORED, strict=True):
-        text = text.replace(placeholder, char)
-    return text
+    return text.translate(_RESTORE)
 
 
 def _with_format(raw: str, default: str) -> tuple[str, str]:

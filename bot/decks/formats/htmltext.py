@@ -36,6 +36,8 @@ _HARD_SPACE = "\x01"
 _BLOCK = "\x02"
 """Stands for the edge of a block (paragraph, list item): a line break, however many meet."""
 _BLOCK_RUN = re.compile(f"{_BREAK}*(?: ?{_BLOCK})+ ?")
+_ONE_LINE = re.compile("[\t\r\f\v\n\xa0\x00-\x02]|  ")
+"""What `_finish` has to change in a text beyond its ends: without it, a text is only stripped."""
 _SUPERSCRIPTS = str.maketrans(
     "0123456789+-=()abcdefghijklmnoprstuvwxyzABDEGHIJKLMNOPRTUVW",
     "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᴬᴮᴰᴱᴳᴴᴵᴶᴷᴸᴹᴺᴼᴾᴿᵀᵁⱽᵂ",
@@ -222,6 +224,8 @@ def html_to_text(html: str, *, keep_newlines: bool = False) -> tuple[str, set[st
 
 def _finish(raw: str) -> str:
     """The parser's pieces as text: spaces collapsed, blocks and breaks made line breaks."""
+    if _ONE_LINE.search(raw) is None:  # most texts: one line, single spaces
+        return raw.strip()
     text = _SPACES.sub(" ", raw.replace("\xa0", " "))
     text = _BLOCK_RUN.sub(_BREAK, text)
     lines = [line.strip().replace(_HARD_SPACE, " ") for line in text.split(_BREAK)]
