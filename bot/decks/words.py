@@ -52,6 +52,9 @@ _TEXTS_KEPT = 4096
 """Texts whose stems are kept: more than the shipped decks hold in both languages (about
 2,600), so `quizbot validate` reads each once; a few MB."""
 
+_WORDS_KEPT = 16384
+"""Words whose stems are kept (a deck's vocabulary is a few thousand words); about 2 MB."""
+
 _ACRONYM_PLURAL = re.compile(r"[A-Z][A-Z0-9]+s")
 """GPUs, CPUs, LLMs: an acronym's plural, whose -s the English rule below would keep."""
 
@@ -75,8 +78,14 @@ def _tokens(text: str) -> tuple[str | None, ...]:
     for number, word, _ in _TOKEN.findall(plain):
         if _ACRONYM_PLURAL.fullmatch(word):
             word = word[:-1]
-        found.append(stem(fold(number or word)) if number or word else None)
+        found.append(_stem_of(number or word) if number or word else None)
     return tuple(found)
+
+
+@lru_cache(maxsize=_WORDS_KEPT)
+def _stem_of(word: str) -> str:
+    """A word's folded stem; a deck says the same few thousand words again and again."""
+    return stem(fold(word))
 
 
 def content_words(text: str, locale: str) -> list[str]:
