@@ -57,6 +57,9 @@ class Gateway:
         self.guilds = guilds
         self.interactions: dict[str, Interaction] = {}
         self.identifies: list[dict[str, Any]] = []
+        self.readied = 0
+        """IDENTIFYs answered with READY and every GUILD_CREATE: the client may be driven
+        (discord.py itself calls `on_ready` only after 2 s without another GUILD_CREATE)."""
         self.resumes: list[dict[str, Any]] = []
         """The `d` of every RESUME received, valid or not."""
         self.replayed: list[int] = []
@@ -143,6 +146,7 @@ class Gateway:
         self.gateway_sessions[shard_id] = session
         self.sessions[shard_id] = ws
         await self._ready(session, identify["intents"])
+        self.readied += 1
         return session
 
     async def _resume(

@@ -392,7 +392,7 @@ def bot_env(**extra: str) -> dict[str, str]:
 class BotProcess:
     """`python -m bot run --config <folder>/config.toml`: Slack in HTTP mode on a free port
     (or Socket Mode, `mode="socket"`), or Discord (`discord_urls`: the fake's REST base and
-    gateway); ready once a line of its log contains `ready`."""
+    gateway); ready once a line of its log contains `ready` (or once `ready()` holds)."""
 
     def __init__(
         self,
@@ -404,7 +404,7 @@ class BotProcess:
         log_level: str = "INFO",
         mode: str = "http",
         env: dict[str, str] | None = None,
-        ready: str = "Slack HTTP on",
+        ready: str | Callable[[], bool] = "Slack HTTP on",
         discord_urls: tuple[str, str] | None = None,
     ) -> None:
         folder.mkdir(parents=True, exist_ok=True)
@@ -455,12 +455,18 @@ class BotProcess:
         )
         self._reader = asyncio.create_task(self._read())
         deadline = time.monotonic() + seconds
-        while not any(self.ready in line for line in self.lines):
+        while not self._ready():
             if self.proc.returncode is not None:
                 await self._reader
                 raise AssertionError(f"the bot exited at start:\n{self.stderr}")
             assert time.monotonic() < deadline, f"the bot did not start:\n{self.stderr}"
             await asyncio.sleep(0.05)
+
+    def _ready(self) -> bool:
+        if callable(self.ready):
+            return self.ready()
+        ready = self.ready
+        return any(ready in line for line in self.lines)
 
     async def _read(self) -> None:
         assert self.proc is not None and self.proc.stderr is not None

@@ -17,6 +17,7 @@ import re
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -254,8 +255,14 @@ class DiscordGateway(Transport):
             db=db,
             env={"DISCORD_TOKEN": DISCORD_TOKEN},
             discord_urls=(self.fake.api_url, self.fake.gateway_url),
-            ready='"event": "ready"',
+            ready=self._readied(),
         )
+
+    def _readied(self) -> Callable[[], bool]:
+        """Ready once the fake has sent the new connection READY and its guilds, as the
+        platform tests wait (not for the bot's `on_ready`, which discord.py holds back 2 s)."""
+        seen = self.fake.readied
+        return lambda: self.fake.readied > seen
 
     async def post(self) -> int:
         reply = await self.harness.run("quiz", "post", deck=DECK, question=QUESTION)
