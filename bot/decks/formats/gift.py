@@ -159,6 +159,8 @@ def _questions_in(block: Lines) -> list[Lines]:
 
 
 def _protect(text: str) -> str:
+    if "\\" not in text:  # every escape starts with a backslash
+        return text
     text = text.replace("\\\\", _BACKSLASH)
     for escape, placeholder in zip(_ESCAPES, _PLACEHOLDERS, strict=True):
         text = text.replace(escape, placeholder)
