@@ -134,11 +134,14 @@ def burst_figures(
     bare: dict[int, Burst],
     bare_reply: dict[int, Burst],
     ack_name: str = "ack",
+    bare_store: dict[int, Burst] | None = None,
 ) -> list[Figure]:
     """Per burst size: the private answer (what a person waits for: the headline) at p50 and
     p99 against the bare app's reply, both within REPLY_TARGETS, and no click past 3 s; then
     the ack (for the quiz app it comes after the answer is stored) against the bare app
-    that only acks, p99 within 1.5x."""
+    that only acks, p99 within 1.5x. With `bare_store` (a bare app that stores each click,
+    acks, then replies: the least a click needs, an ack being a promise), the ack's p99
+    target is against that app, and the ack-only figures are shown without a target."""
     figures: list[Figure] = []
     for clicks in sorted(app):
         mine, base, base_reply = app[clicks], bare[clicks], bare_reply[clicks]
@@ -183,7 +186,24 @@ def burst_figures(
                 "bare app, ack only" if bare is not bare_reply else "bare app",
                 note=note,
             )
-            if pct == 99:
+            if pct == 99 and bare_store is None:
                 judged(f, "<= 1.5x bare", lambda v, r, ok=ok: ok and r is not None and r <= 1.5)
             figures.append(f)
+        if bare_store is not None:
+            stored = bare_store[clicks]
+            for pct in (50, 99):
+                f = Figure(
+                    section,
+                    f"{clicks} clicks, {ack_name} p{pct}, stored first",
+                    mine.p("ack", pct),
+                    "ms",
+                    stored.p("ack", pct),
+                    "bare app: store, ack, reply",
+                    note=note,
+                )
+                if pct == 99:
+                    judged(
+                        f, "<= 1.5x bare", lambda v, r, ok=ok: ok and r is not None and r <= 1.5
+                    )
+                figures.append(f)
     return figures

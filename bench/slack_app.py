@@ -6,7 +6,11 @@
 only ack, served by the same aiohttp handler and site.
 `QUIZBOT_BENCH_DATABASE_URL` in the environment: the bot's database instead (the soak).
 `bare-reply`: the bare app, acking and then posting a fixed private reply to response_url.
-Both bare apps run their listeners inline (`process_before_response`, as the bot does).
+`bare-store`: the bare app, storing each click (one INSERT and COMMIT with aiosqlite, on a
+SQLite file set up as the bot's: WAL, synchronous=NORMAL), then acking, then posting the
+fixed reply: the least an app must do for a click while keeping "an ack is a promise", the
+baseline of the bot's ack (whose event loop also carries the replies of earlier clicks).
+The bare apps run their listeners inline (`process_before_response`, as the bot does).
 
 Prints `READY <port>`, serves until stdin closes; answers `bench.heap`'s commands on stdin.
 """
@@ -17,11 +21,13 @@ import asyncio
 import logging
 import re
 import sys
+import time
 from contextlib import AsyncExitStack
 from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
+import aiosqlite
 from slack_bolt.async_app import AsyncApp
 
 from bench.heap import Heap
@@ -57,7 +63,22 @@ api_url = "{api_url}"
 """
 
 
-def bare_bot(api_url: str, reply: bool) -> SlackBot:
+CLICKS = """CREATE TABLE IF NOT EXISTS clicks (
+    team_id TEXT NOT NULL, user_id TEXT NOT NULL, value TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (team_id, user_id, value))"""
+
+
+async def click_store(folder: Path) -> aiosqlite.Connection:
+    """The bare app's store of clicks: the first click of a person on a button stands."""
+    db = await aiosqlite.connect(folder / "bare.db")
+    await db.execute("PRAGMA journal_mode=WAL")
+    await db.execute("PRAGMA synchronous=NORMAL")
+    await db.execute(CLICKS)
+    await db.commit()
+    return db
+
+
+def bare_bot(api_url: str, reply: bool, store: aiosqlite.Connection | None = None) -> SlackBot:
     bolt = AsyncApp(
         name="bare",
         logger=logging.getLogger("bench.bare"),
@@ -75,7 +96,18 @@ def bare_bot(api_url: str, reply: bool) -> SlackBot:
         await ack()
         await respond(text="Right!", response_type="ephemeral", replace_original=False)
 
-    bolt.action(re.compile(".*"))(ack_and_reply if reply else ack_only)
+    async def store_then_ack(ack: Any, body: dict[str, Any], respond: Any) -> None:
+        assert store is not None
+        await store.execute(
+            "INSERT OR IGNORE INTO clicks VALUES (?, ?, ?, ?)",
+            (body["team"]["id"], body["user"]["id"], body["actions"][0]["value"], time.time()),
+        )
+        await store.commit()
+        await ack()
+        await respond(text="Right!", response_type="ephemeral", replace_original=False)
+
+    listener = store_then_ack if store is not None else ack_and_reply if reply else ack_only
+    bolt.action(re.compile(".*"))(listener)
     bolt.command("/quiz")(ack_only)
     return SlackBot(bolt, None, None, SIGNING_SECRET)  # type: ignore[arg-type]
 
@@ -86,6 +118,7 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
     env = {"SLACK_BOT_TOKEN": BOT_TOKEN, "SLACK_SIGNING_SECRET": SIGNING_SECRET}
     config = parse_config(config_text(api_url, folder, port), "bench.toml", folder, env)
     app = None
+    store = await click_store(folder) if kind == "bare-store" else None
     if kind == "quiz":
         # Logs as `quizbot run` writes them (a JSON line per click): that is part of the cost.
         configure("INFO", astuple(config.secrets), json_lines=True)
@@ -94,7 +127,7 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
         await bot.prepare()
         settle_heap()  # as `quizbot run` does
     else:
-        bot = bare_bot(api_url, reply=kind == "bare-reply")
+        bot = bare_bot(api_url, reply=kind == "bare-reply", store=store)
     try:
         async with AsyncExitStack() as stack:
             await serve(bot, config, stack)
@@ -104,6 +137,8 @@ async def main(kind: str, api_url: str, folder: Path) -> None:
         if app is not None:
             await bot.close()
             await app.close()
+        if store is not None:
+            await store.close()
 
 
 if __name__ == "__main__":

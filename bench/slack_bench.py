@@ -201,7 +201,7 @@ async def started(kind: str) -> AsyncIterator[Target]:
         await fake.stop()
 
 
-KINDS = ("bare", "bare-reply", "quiz")
+KINDS = ("bare", "bare-reply", "bare-store", "quiz")
 WARM_UP = 20
 """Clicks each app gets first: the first requests pay for auth.test, imports and caches."""
 
@@ -218,4 +218,6 @@ async def run(quick: bool) -> list[Figure]:
         out = await run_apps(sizes)
     except Exception as error:
         return [failed(SECTION, "clicks", repr(error))]
-    return burst_figures(SECTION, out["quiz"], out["bare"], out["bare-reply"])
+    return burst_figures(
+        SECTION, out["quiz"], out["bare"], out["bare-reply"], bare_store=out["bare-store"]
+    )
