@@ -7,7 +7,9 @@ so `--format` is only needed for odd files.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,9 +42,29 @@ class Format:
 
     name: str
     title: str
-    read: Reader
+    reader: Reader
     suffix: str
     write: Writer | None = None
+
+    def read(self, data: bytes, locale: str) -> DraftDeck:
+        """The file's questions, read with the cyclic garbage collector paused: a 10 MiB file
+        makes a million objects, none of them garbage yet, and the collector's passes over
+        them were a third to a half of the read."""
+        with collector_paused():
+            return self.reader(data, locale)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off for the block (reference counting frees as before),
+    then on again unless something else had turned it off."""
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if paused:
+            gc.enable()
 
 
 def _text_reader(read: Callable[[str, str], DraftDeck], title: str) -> Reader:

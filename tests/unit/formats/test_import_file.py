@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import gc
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bot.decks.formats import FORMATS, guess_format, import_file
-from bot.decks.formats.draft import DraftDeck
+from bot.decks.formats.draft import DraftDeck, FormatError
 from bot.decks.formats.writer import WriteError, write_deck
 from tests.unit.formats.conftest import FIXTURES, TODAY, Importer
 
@@ -139,10 +140,34 @@ def test_a_reader_bug_still_ends_in_one_line(
     def broken(data: bytes, locale: str) -> DraftDeck:
         raise ValueError("unexpected")
 
-    monkeypatch.setitem(FORMATS, "gift", replace(FORMATS["gift"], read=broken))
+    monkeypatch.setitem(FORMATS, "gift", replace(FORMATS["gift"], reader=broken))
     outcome, deck = run_import(GIFT, fmt="gift")
     assert deck is None and outcome.status == 1
     assert outcome.lines == [
         f"{GIFT}: error: could not read it as Moodle GIFT (ValueError: unexpected); "
         "please report this with the file"
     ]
+
+
+def test_a_read_pauses_the_garbage_collector_and_gives_it_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A reader runs with the cyclic collector off (a third of a large read was its passes),
+    which is on again afterwards, after a refusal too, and stays off if it was off."""
+    seen: list[bool] = []
+
+    def refusing(data: bytes, locale: str) -> DraftDeck:
+        seen.append(gc.isenabled())
+        raise FormatError("no")
+
+    fmt = replace(FORMATS["gift"], reader=refusing)
+    with pytest.raises(FormatError):
+        fmt.read(b"x", "en")
+    assert seen == [False] and gc.isenabled()
+    gc.disable()
+    try:
+        with pytest.raises(FormatError):
+            fmt.read(b"x", "en")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()

@@ -150,7 +150,7 @@ def test_a_file_is_read_once_when_its_language_is_detected(
         reads.append(locale)
         return real.read(data, locale)
 
-    monkeypatch.setitem(FORMATS, "gift", replace(real, read=counting))
+    monkeypatch.setitem(FORMATS, "gift", replace(real, reader=counting))
     outcome, deck = run_import(path, locale=None)
     assert deck is not None and deck.locales == ("fr",), outcome.lines
     assert len(reads) == 1
