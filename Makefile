@@ -45,9 +45,10 @@ lint: $(DEV_STAMP)
 	$(BIN)/lint-imports
 
 # The tests start hundreds of Python processes (four workers, the bot, the CLI): bytecode is
-# cached, in .venv/pycache rather than beside the sources, even where PYTHONDONTWRITEBYTECODE
-# is set, so each process starts without compiling quizbot and the test files again.
-PYTEST := env -u PYTHONDONTWRITEBYTECODE PYTHONPYCACHEPREFIX=$(CURDIR)/$(VENV)/pycache $(BIN)/pytest
+# cached (in __pycache__, which git ignores) even where PYTHONDONTWRITEBYTECODE is set, so each
+# process starts without compiling quizbot and the test files again. Not PYTHONPYCACHEPREFIX:
+# it would hide the bytecode pip wrote for the libraries and compile them all once more.
+PYTEST := env -u PYTHONDONTWRITEBYTECODE $(BIN)/pytest
 
 # Every test (SQLite and PostgreSQL, the docs' links), plus ruff and mypy; four pytest-xdist
 # workers on two cores, as much of the time a worker waits on sockets, child processes and a
