@@ -169,12 +169,16 @@ class SuggestionListeners:
     async def form_closed(
         self, ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
-        """Closed unsent: what was typed is kept as the author's draft."""
-        await ack()
+        """Closed unsent: what was typed is kept as the author's draft, then Slack is answered
+        (an ack is a promise; a draft that cannot be kept has no one left to tell, so Slack
+        is answered all the same and the failure logged)."""
         actor = actor_of(context)
         fields = typed(view)
-        if actor is not None and any(fields.values()):
-            await self._box.keep(actor, _name(body), fields)
+        try:
+            if actor is not None and any(fields.values()):
+                await self._box.keep(actor, _name(body), fields)
+        finally:
+            await ack()
 
     async def edit(self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
         """Edit, in the coaching: the form again, filled in with the draft."""
