@@ -27,6 +27,7 @@ from bot.domain.errors import QuizError
 from bot.domain.suggestion import Draft, Field
 from bot.presentation import suggestion_messages as say
 from bot.presentation.locales import text
+from bot.service.ports import StoreUnavailable
 from bot.service.services import Services
 from bot.slack import actions
 from bot.slack import suggestion_blocks as show
@@ -170,15 +171,16 @@ class SuggestionListeners:
         self, ack: AsyncAck, body: dict[str, Any], view: dict[str, Any], context: AsyncBoltContext
     ) -> None:
         """Closed unsent: what was typed is kept as the author's draft, then Slack is answered
-        (an ack is a promise; a draft that cannot be kept has no one left to tell, so Slack
-        is answered all the same and the failure logged)."""
+        (an ack is a promise). A draft the database cannot take has no one left to tell (the
+        form is gone): Slack is answered all the same, and it is logged."""
         actor = actor_of(context)
         fields = typed(view)
-        try:
-            if actor is not None and any(fields.values()):
+        if actor is not None and any(fields.values()):
+            try:
                 await self._box.keep(actor, _name(body), fields)
-        finally:
-            await ack()
+            except StoreUnavailable:
+                log.warning("a suggestion form closed unsent: its draft could not be kept")
+        await ack()
 
     async def edit(self, ack: AsyncAck, body: dict[str, Any], context: AsyncBoltContext) -> None:
         """Edit, in the coaching: the form again, filled in with the draft."""

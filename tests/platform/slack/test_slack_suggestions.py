@@ -254,6 +254,34 @@ async def test_a_form_closed_unsent_opens_filled_in(slack: Slack) -> None:
     assert [b["element"].get("initial_value") for b in form["blocks"]] == [TELLS[f] for f in Field]
 
 
+async def test_a_form_closed_while_the_database_refuses_is_answered_and_nothing_breaks(
+    slack: Slack, caplog: Any
+) -> None:
+    """The draft is stored before Slack is answered; when the database refuses it, Slack is
+    answered all the same (the form is gone: no one is left to tell), it is logged, and the
+    next form opens as usual."""
+    from bot.service.ports import StoreUnavailable
+
+    box = slack.app.services.suggestions
+    real = box.store.save_draft
+
+    async def refused(*args: object, **kwargs: object) -> None:
+        raise StoreUnavailable()
+
+    box.store.save_draft = refused  # type: ignore[method-assign]
+    closed = submission("quiz_suggest_form", form_values(TELLS), AUTHOR)
+    closed["type"] = "view_closed"
+    closed["is_cleared"] = False
+    sent = await _send(slack, closed)
+    assert sent.status == 200
+    assert "its draft could not be kept" in caplog.text
+    box.store.save_draft = real  # type: ignore[method-assign]
+    await slack.tester.command("suggest", user=AUTHOR)
+    await slack.fake.until(lambda: bool(slack.fake.api("views.open")))
+    form = _view(slack.fake.api("views.open")[-1].params)
+    assert [b["element"].get("initial_value") for b in form["blocks"]] == [None] * len(Field)
+
+
 async def test_an_approver_the_config_names_decides_without_being_admin(
     make_slack: SlackFactory,
 ) -> None:
