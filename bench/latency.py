@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import math
 from collections.abc import Awaitable, Sequence
@@ -128,6 +129,13 @@ REPLY_TARGETS = {200: 1.5, 1000: 2.0}
 app's; a burst with a click refused or an answer unstored meets no target."""
 
 
+def _latency(
+    section: str, clicks: int, note: str, name: str, value: float, baseline: float, of: str
+) -> Figure:
+    """A burst's latency figure, in ms, against a baseline named `of`."""
+    return Figure(section, f"{clicks} clicks, {name}", value, "ms", baseline, of, note=note)
+
+
 def burst_figures(
     section: str,
     app: dict[int, Burst],
@@ -149,15 +157,14 @@ def burst_figures(
         if mine.stored is not None and mine.stored != clicks:
             note = (note + "; " if note else "") + f"{mine.stored} of {clicks} answers stored"
         ok = not note
+        latency = functools.partial(_latency, section, clicks, note)
+
         for pct in (50, 99):
-            f = Figure(
-                section,
-                f"{clicks} clicks, private answer p{pct}",
+            f = latency(
+                f"private answer p{pct}",
                 mine.p("reply", pct),
-                "ms",
                 base_reply.p("reply", pct),
                 "bare app, one reply",
-                note=note,
             )
             most = REPLY_TARGETS.get(clicks, 2.0)  # at p50 and p99 alike (issue 25)
             judged(
@@ -166,14 +173,11 @@ def burst_figures(
                 lambda v, r, m=most, ok=ok: ok and r is not None and r <= m,
             )
             figures.append(f)
-        f = Figure(
-            section,
-            f"{clicks} clicks, slowest private answer",
+        f = latency(
+            "slowest private answer",
             mine.slowest("reply"),
-            "ms",
             base_reply.slowest("reply"),
             "bare app, one reply",
-            note=note,
         )
         figures.append(judged(f, "< 3,000 ms", lambda v, r, ok=ok: ok and v < 3000))
         ack_only = "bare app, ack only" if bare is not bare_reply else "bare app"
@@ -184,14 +188,8 @@ def burst_figures(
             )
         for baseline, name, suffix, targeted in against:
             for pct in (50, 99):
-                f = Figure(
-                    section,
-                    f"{clicks} clicks, {ack_name} p{pct}{suffix}",
-                    mine.p("ack", pct),
-                    "ms",
-                    baseline.p("ack", pct),
-                    name,
-                    note=note,
+                f = latency(
+                    f"{ack_name} p{pct}{suffix}", mine.p("ack", pct), baseline.p("ack", pct), name
                 )
                 if pct == 99 and targeted:
                     judged(f, "<= 1.5x bare", lambda v, r, ok=ok: ok and r is not None and r <= 1.5)

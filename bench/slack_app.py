@@ -103,8 +103,7 @@ def bare_bot(api_url: str, reply: bool, store: aiosqlite.Connection | None = Non
             (body["team"]["id"], body["user"]["id"], body["actions"][0]["value"], time.time()),
         )
         await store.commit()
-        await ack()
-        await respond(text="Right!", response_type="ephemeral", replace_original=False)
+        await ack_and_reply(ack, respond)
 
     listener = store_then_ack if store is not None else ack_and_reply if reply else ack_only
     bolt.action(re.compile(".*"))(listener)

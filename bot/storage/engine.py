@@ -15,7 +15,7 @@ import os
 import re
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Engine, event, text
 from sqlalchemy.engine import Connection, Dialect, ExceptionContext
@@ -38,6 +38,9 @@ from bot.storage.trouble import (
     transient_sqlstate,
 )
 from bot.storage.url import database_url
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 __all__ = ["sqlstate_of", "transient_sqlstate"]  # where tests and tools found them first
 
@@ -261,20 +264,11 @@ def _current_revision(connection: Connection) -> str | None:
     it), or None for a database never migrated."""
     if not connection.dialect.has_table(connection, "alembic_version"):
         return None
-    revisions = connection.execute(text("SELECT version_num FROM alembic_version")).scalars()
-    found = list(revisions)
+    found = connection.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
     return found[0] if len(found) == 1 else None
 
 
-def _alembic_config() -> Any:
+def _alembic_config() -> Config:
     from alembic.config import Config  # here: only to migrate
 
     return Config(str(MIGRATIONS / "alembic.ini"))
-
-
-def alembic_head() -> str | None:
-    """The newest migration's revision as Alembic reads it from the scripts."""
-    from alembic.script import ScriptDirectory  # here: only to migrate
-
-    head: str | None = ScriptDirectory.from_config(_alembic_config()).get_current_head()
-    return head

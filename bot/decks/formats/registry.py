@@ -58,12 +58,12 @@ class Format:
 def collector_paused() -> Iterator[None]:
     """The cyclic garbage collector off for the block (reference counting frees as before),
     then on again unless something else had turned it off."""
-    paused = gc.isenabled()
+    was_on = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        if paused:
+        if was_on:
             gc.enable()
 
 
